@@ -1,0 +1,22 @@
+// Package metrics exports Prometheus collectors for tsbucket: statement
+// latencies, read walks, partition sizes, tombstones and fan-out failures.
+//
+// Contract:
+//   - Every collector is registered on the prometheus.Registerer the caller
+//     passes to New or NewSizePoller; nothing touches the default registry and
+//     the package keeps no global state.
+//   - Metric names follow tsbucket_<subsystem>_<name>_<unit>. Labels carry only
+//     bounded values chosen by the caller (table or view, operation,
+//     consistency, outcome, error class, rank); a partition key, an ID or a
+//     bucket is never a label. Partition keys passed to PartitionWrite live
+//     only in a bounded in-memory sketch and in threshold log lines.
+//   - The hot paths (statement observers, PartitionWrite, ReadWalk) do not
+//     allocate once a label combination has been seen.
+//
+// Data flow: the repo attaches a StatementObserver (a gocql.QueryObserver and
+// gocql.BatchObserver) to every statement, reports read walks, coalesced reads,
+// writes per partition, deletes and server warnings; a SizePoller reads the
+// server's own estimates (system.size_estimates, system.top_partitions on
+// Cassandra 5, system.large_partitions on ScyllaDB); Handler and Serve expose
+// the result at /metrics.
+package metrics

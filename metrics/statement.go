@@ -1,0 +1,128 @@
+package metrics
+
+import (
+	"context"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Outcomes, the values of the outcome label of the latency histogram.
+const (
+	OutcomeSuccess = "success"
+	OutcomeError   = "error"
+)
+
+type statementVecs struct {
+	duration *prometheus.HistogramVec
+	attempts *prometheus.CounterVec
+	retries  *prometheus.CounterVec
+	errors   *prometheus.CounterVec
+}
+
+func newStatementVecs(buckets []float64) statementVecs {
+	return statementVecs{
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "tsbucket_cql_statement_duration_seconds",
+			Help:    "Latency of one CQL request (one attempt, one page) as seen by the driver.",
+			Buckets: buckets,
+		}, []string{"table", "operation", "consistency", "outcome"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tsbucket_cql_statement_attempts_total",
+			Help: "CQL requests sent: every attempt of every statement, every page of a read.",
+		}, []string{"table", "operation"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tsbucket_cql_statement_retries_total",
+			Help: "CQL requests that were retries of an earlier attempt (driver attempt > 0).",
+		}, []string{"table", "operation"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tsbucket_cql_errors_total",
+			Help: "Failed CQL requests by error class.",
+		}, []string{"table", "operation", "class"}),
+	}
+}
+
+func (v statementVecs) collectors() []prometheus.Collector {
+	return []prometheus.Collector{v.duration, v.attempts, v.retries, v.errors}
+}
+
+type statementKey struct {
+	table, op string
+	cl        gocql.Consistency
+}
+
+// StatementObserver records the requests of one kind of statement (table,
+// operation, consistency level). It implements gocql.QueryObserver and
+// gocql.BatchObserver; its children are resolved when it is built, so
+// observing does not allocate.
+type StatementObserver struct {
+	attempts, retries prometheus.Counter
+	success, failure  prometheus.Observer
+	errors            [len(errorClasses)]prometheus.Counter
+}
+
+var (
+	_ gocql.QueryObserver = (*StatementObserver)(nil)
+	_ gocql.BatchObserver = (*StatementObserver)(nil)
+)
+
+// Statement returns the observer for statements of op ("insert", "select",
+// "delete" or "batch") on table at consistency cl, building it on first use.
+// The same observer is returned for the same arguments. Callers keep table and
+// op bounded: they become label values.
+func (m *Metrics) Statement(table, op string, cl gocql.Consistency) *StatementObserver {
+	k := statementKey{table, op, cl}
+	m.mu.RLock()
+	o, ok := m.observers[k]
+	m.mu.RUnlock()
+	if ok {
+		return o
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if o, ok := m.observers[k]; ok {
+		return o
+	}
+	o = m.statements.observer(k)
+	m.observers[k] = o
+	return o
+}
+
+func (v statementVecs) observer(k statementKey) *StatementObserver {
+	cl := k.cl.String()
+	o := &StatementObserver{
+		attempts: v.attempts.WithLabelValues(k.table, k.op),
+		retries:  v.retries.WithLabelValues(k.table, k.op),
+		success:  v.duration.WithLabelValues(k.table, k.op, cl, OutcomeSuccess),
+		failure:  v.duration.WithLabelValues(k.table, k.op, cl, OutcomeError),
+	}
+	for i, class := range errorClasses {
+		o.errors[i] = v.errors.WithLabelValues(k.table, k.op, class)
+	}
+	return o
+}
+
+// ObserveQuery records one query attempt or page.
+func (o *StatementObserver) ObserveQuery(_ context.Context, q gocql.ObservedQuery) {
+	o.observe(q.Start, q.End, q.Attempt, q.Err)
+}
+
+// ObserveBatch records one batch attempt.
+func (o *StatementObserver) ObserveBatch(_ context.Context, b gocql.ObservedBatch) {
+	o.observe(b.Start, b.End, b.Attempt, b.Err)
+}
+
+func (o *StatementObserver) observe(start, end time.Time, attempt int, err error) {
+	o.attempts.Inc()
+	if attempt > 0 {
+		o.retries.Inc()
+	}
+	seconds := end.Sub(start).Seconds()
+	if err == nil {
+		o.success.Observe(seconds)
+		return
+	}
+	o.failure.Observe(seconds)
+	o.errors[errorClassIndex(err)].Inc()
+}

@@ -1,0 +1,54 @@
+package metrics
+
+import "github.com/prometheus/client_golang/prometheus"
+
+type walkVecs struct {
+	buckets   *prometheus.HistogramVec
+	empty     *prometheus.HistogramVec
+	rows      *prometheus.HistogramVec
+	queries   *prometheus.HistogramVec
+	coalesced *prometheus.CounterVec
+}
+
+func newWalkVecs() walkVecs {
+	// Counts per read: 0 is its own bucket for empty buckets (the common
+	// case with a presence index), then roughly doubling.
+	small := []float64{0, 1, 2, 4, 8, 16, 32, 64, 128, 256}
+	histogram := func(name, help string, b []float64) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: b},
+			[]string{"view"})
+	}
+	return walkVecs{
+		buckets: histogram("tsbucket_read_buckets_visited",
+			"Buckets a read walked (queried or skipped) to fill one page.", small[1:]),
+		empty: histogram("tsbucket_read_empty_buckets",
+			"Buckets a read queried that returned no row.", small),
+		rows: histogram("tsbucket_read_rows",
+			"Rows returned by one read (one page).", []float64{0, 1, 10, 25, 50, 100, 250, 500, 1000, 5000}),
+		queries: histogram("tsbucket_read_queries_per_page",
+			"CQL queries one read issued to fill one page.", small[1:]),
+		coalesced: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tsbucket_read_coalesced_total",
+			Help: "Reads served by joining an identical read already in flight.",
+		}, []string{"view"}),
+	}
+}
+
+func (v walkVecs) collectors() []prometheus.Collector {
+	return []prometheus.Collector{v.buckets, v.empty, v.rows, v.queries, v.coalesced}
+}
+
+// ReadWalk records one read (one page) of view: the buckets it visited, how
+// many of them were empty, the rows it returned and the queries it issued.
+func (m *Metrics) ReadWalk(view string, buckets, emptyBuckets, rows, queries int) {
+	m.walk.buckets.WithLabelValues(view).Observe(float64(buckets))
+	m.walk.empty.WithLabelValues(view).Observe(float64(emptyBuckets))
+	m.walk.rows.WithLabelValues(view).Observe(float64(rows))
+	m.walk.queries.WithLabelValues(view).Observe(float64(queries))
+}
+
+// Coalesced counts one read of view that joined an identical read in flight
+// instead of querying.
+func (m *Metrics) Coalesced(view string) {
+	m.walk.coalesced.WithLabelValues(view).Inc()
+}
