@@ -1,0 +1,31 @@
+// Package localcluster starts real Apache Cassandra 5.0.8 nodes as local JVMs,
+// without Docker, for integration tests, the demo and CI.
+//
+// Contract:
+//
+//   - EnsureJars fetches org.apache.cassandra:cassandra-all:5.0.8 and its
+//     runtime dependencies with Maven, once, into a cache directory
+//     ($TSBUCKET_CACHE, else $XDG_CACHE_HOME/tsbucket, else ~/.cache/tsbucket;
+//     jars in cassandra-5.0.8/lib). A marker file written after success makes a
+//     half-finished download start over; a flock(2) lock file keeps concurrent
+//     test binaries from filling the cache at the same time.
+//   - Start runs 1 or 3 nodes on OpenJDK 17 at 127.0.0.1, 127.0.0.2 and
+//     127.0.0.3, all on ports 9042 (CQL) and 7000 (storage), with JMX on
+//     7100, 7200 and 7300 as ccm does. Node 1 is the seed and starts first; the
+//     others start together once it answers CQL. A node is ready when a gocql
+//     session (with the superuser's credentials when Auth is on, over TLS when
+//     TLS is on) reads release_version from system.local.
+//   - Every node uses GossipingPropertyFileSnitch, so its datacenter name is
+//     always known and stable: "dc1" unless Config.Datacenters names it. The rack
+//     is "rack1".
+//   - Tokens are fixed and balanced (num_tokens 1, ccm's tokens), auto_bootstrap
+//     is off and the system keyspaces are written without fsync
+//     (cassandra.unsafesystem): this is a test cluster, never a production one.
+//   - JVMs run in their own process group and get SIGKILL when the thread that
+//     started them dies (Pdeathsig), so a crashed test binary leaves no
+//     Cassandra behind. Stop sends SIGTERM, waits, then SIGKILL; it is
+//     idempotent and removes the data directory when Start created it.
+//   - Any failure in Start stops whatever was started. A node that does not
+//     become ready yields a *StartError carrying the tail of its log; it wraps
+//     ErrNotReady (and ErrExited when the JVM died).
+package localcluster
