@@ -1,0 +1,61 @@
+package bucket
+
+import "errors"
+
+// Sentinel errors. Every error this package returns wraps exactly one of them,
+// so callers test with errors.Is and never parse messages.
+var (
+	// ErrZeroID reports an ID whose 16 bytes are all zero. The zero ID is a
+	// valid lower range bound (MinID of a kind's first instant may be zero)
+	// but never the ID of an item: it is what an unset field looks like.
+	ErrZeroID = errors.New("bucket: zero ID")
+
+	// ErrMalformedID reports bytes or text that are not an ID of the kind:
+	// wrong UUID version or variant, non-zero padding, bad characters or length.
+	ErrMalformedID = errors.New("bucket: malformed ID")
+
+	// ErrBeforeEpoch reports an instant earlier than the first one a kind or
+	// scheme can represent: a snowflake's or fixed scheme's epoch, 1582-10-15
+	// for TimeUUID, 1970-01-01 for UUIDv7 and ULID, 1677-09-21 for Timestamp,
+	// year 1 for calendar schemes.
+	ErrBeforeEpoch = errors.New("bucket: instant before the epoch")
+
+	// ErrOutOfRange reports a value beyond what the target can hold: an
+	// instant after the last representable one (a kind's timestamp field is
+	// full, or past year 9999 for schemes), a worker or sequence number too
+	// wide for its bits, or a bucket outside a scheme's range.
+	ErrOutOfRange = errors.New("bucket: out of range")
+
+	// ErrBadWidth reports a fixed bucket width below one millisecond or not a
+	// whole number of milliseconds.
+	ErrBadWidth = errors.New("bucket: bad bucket width")
+
+	// ErrFloorAfterStart reports a walk whose floor lies after its start (or
+	// whose ceiling lies before it), or a time range whose end precedes its start.
+	ErrFloorAfterStart = errors.New("bucket: floor after start")
+
+	// ErrUnknownKind reports kind text that ParseKind does not recognise.
+	ErrUnknownKind = errors.New("bucket: unknown ID kind")
+
+	// ErrBadKind reports a kind whose parameters are invalid, such as a
+	// snowflake layout with fewer than 41 timestamp bits or an epoch that is
+	// not a whole millisecond.
+	ErrBadKind = errors.New("bucket: invalid ID kind parameters")
+
+	// ErrBadScheme reports the zero Scheme, scheme text that ParseScheme does
+	// not recognise, or a fixed scheme epoch outside years 1..9999.
+	ErrBadScheme = errors.New("bucket: invalid scheme")
+
+	// ErrBadBucket reports bucket text that ParseBucket does not accept.
+	ErrBadBucket = errors.New("bucket: malformed bucket text")
+
+	// ErrBadPlan reports planner input that makes no sense: a non-positive or
+	// non-finite write rate, a non-positive row size, negative limits or
+	// retention, or a candidate width that is not a whole number of minutes.
+	ErrBadPlan = errors.New("bucket: invalid plan input")
+
+	// ErrNoFit reports that no candidate width keeps a partition within the
+	// limits. Plan still returns the filled candidate table with it: the
+	// busiest key needs smaller rows, narrower candidates or write sharding.
+	ErrNoFit = errors.New("bucket: no candidate width fits the partition limits")
+)

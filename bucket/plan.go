@@ -1,0 +1,239 @@
+package bucket
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Planner defaults: the Cassandra data-modelling guideline of at most
+// 100,000 rows and 100 MB per partition, and a 50-row page.
+const (
+	DefaultMaxRowsPerPartition  = 100_000
+	DefaultMaxBytesPerPartition = 100_000_000
+	DefaultReadSize             = 50
+	// MaxTTL is the longest TTL CQL accepts: 20 years.
+	MaxTTL = 630_720_000 * time.Second
+)
+
+// PlanInput describes the busiest key of one view. Zero optional fields take
+// the defaults; Plan never modifies the caller's value.
+type PlanInput struct {
+	PeakWritesPerSecond  float64         // rows per second into the busiest key at peak
+	AvgRowBytes          int             // average encoded row size
+	Retention            time.Duration   // TTL; 0 keeps data forever
+	MaxRowsPerPartition  int64           // 0 means DefaultMaxRowsPerPartition
+	MaxBytesPerPartition int64           // 0 means DefaultMaxBytesPerPartition
+	ReadSize             int             // rows in a "latest N" read; 0 means DefaultReadSize
+	Candidates           []time.Duration // whole minutes; nil means DefaultCandidates()
+}
+
+// DefaultCandidates returns a fresh copy of the default ladder of widths:
+// 1m, 5m, 10m, 15m, 30m, 1h, 6h, 12h, 1d, 7d, 10d, 30d.
+func DefaultCandidates() []time.Duration {
+	const d = 24 * time.Hour
+	return []time.Duration{time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute,
+		30 * time.Minute, time.Hour, 6 * time.Hour, 12 * time.Hour, d, 7 * d, 10 * d, 30 * d}
+}
+
+// Candidate is the sizing of one bucket width at the peak write rate.
+type Candidate struct {
+	Width             time.Duration
+	RowsPerPartition  float64 // rows the busiest key writes into one bucket
+	BytesPerPartition float64 // RowsPerPartition times AvgRowBytes
+	Fits              bool    // within both limits
+	DayAligned        bool    // divides a day evenly, or is whole days
+	Reason            string  // why it fits or not, with the numbers
+	// BucketsPerRead is the most buckets a "latest ReadSize" read of the
+	// busiest key touches: the read starts just after a bucket boundary and
+	// its rows span ReadSize/PeakWritesPerSecond seconds.
+	BucketsPerRead int
+	// BucketsInRetention is the most buckets holding live data for one key
+	// at any moment (0 when Retention is 0, i.e. unbounded).
+	BucketsInRetention int
+}
+
+// PlanResult is the planner's recommendation and the table behind it.
+type PlanResult struct {
+	Input       PlanInput     // the input with defaults applied
+	Recommended time.Duration // 0 when no candidate fits
+	Candidates  []Candidate   // ascending width
+	// TWCSWindowUnit and TWCSWindowSize give the TimeWindowCompactionStrategy
+	// window equal to Recommended, in the largest unit that divides it:
+	// "MINUTES", "HOURS" or "DAYS".
+	TWCSWindowUnit string
+	TWCSWindowSize int
+	TTL            time.Duration // Retention rounded up to whole seconds (CQL TTLs are seconds)
+	RowsPerDay     float64
+	BytesPerDay    float64
+}
+
+// Plan sizes the buckets of a view from its busiest key.
+//
+// Recommendation rule: among the candidates that fit both limits, the widest
+// day-aligned one (it divides 24h evenly or is whole days, so buckets line up
+// with calendar days and TWCS windows); failing that, the widest that fits.
+// The widest fitting width is chosen because it gives the fewest buckets per
+// read and the fewest partitions per key. For the textbook chat channel (100
+// rows/s of 200 B) that is 15 minutes: 90,000 rows and 18 MB; ten minutes
+// (60,000 rows, 12 MB) fits too, an hour (360,000 rows) does not.
+//
+// ErrBadPlan for invalid input. ErrNoFit, returned with the filled
+// candidate table, when even the narrowest candidate is too big.
+func Plan(in PlanInput) (PlanResult, error) {
+	in = in.withDefaults()
+	if err := in.Validate(); err != nil {
+		return PlanResult{}, err
+	}
+	res := PlanResult{
+		Input:       in,
+		TTL:         in.Retention.Round(time.Second),
+		RowsPerDay:  in.PeakWritesPerSecond * 86400,
+		BytesPerDay: in.PeakWritesPerSecond * 86400 * float64(in.AvgRowBytes),
+	}
+	if res.TTL < in.Retention {
+		res.TTL += time.Second
+	}
+	for _, w := range in.Candidates {
+		res.Candidates = append(res.Candidates, in.candidate(w))
+	}
+	res.Recommended = recommend(res.Candidates)
+	if res.Recommended == 0 {
+		return res, fmt.Errorf("plan %v rows/s of %d B: %w", in.PeakWritesPerSecond, in.AvgRowBytes, ErrNoFit)
+	}
+	res.TWCSWindowUnit, res.TWCSWindowSize = twcsWindow(res.Recommended)
+	return res, nil
+}
+
+// withDefaults fills zero fields and returns sorted, deduplicated candidates
+// in a new slice.
+func (in PlanInput) withDefaults() PlanInput {
+	if in.MaxRowsPerPartition == 0 {
+		in.MaxRowsPerPartition = DefaultMaxRowsPerPartition
+	}
+	if in.MaxBytesPerPartition == 0 {
+		in.MaxBytesPerPartition = DefaultMaxBytesPerPartition
+	}
+	if in.ReadSize == 0 {
+		in.ReadSize = DefaultReadSize
+	}
+	if in.Candidates == nil {
+		in.Candidates = DefaultCandidates()
+	} else {
+		in.Candidates = slices.Clone(in.Candidates)
+	}
+	slices.Sort(in.Candidates)
+	in.Candidates = slices.Compact(in.Candidates)
+	return in
+}
+
+// Validate reports ErrBadPlan for input that makes no sense. Zero optional
+// fields are invalid here; Plan defaults them before validating.
+func (in PlanInput) Validate() error {
+	bad := func(what string, v any) error { return fmt.Errorf("plan %s %v: %w", what, v, ErrBadPlan) }
+	r := in.PeakWritesPerSecond
+	switch {
+	case math.IsNaN(r) || math.IsInf(r, 0) || r <= 0:
+		return bad("peak writes per second", r)
+	case in.AvgRowBytes <= 0:
+		return bad("average row bytes", in.AvgRowBytes)
+	case in.Retention < 0 || in.Retention > MaxTTL:
+		return bad("retention (0..20 years)", in.Retention)
+	case in.MaxRowsPerPartition <= 0:
+		return bad("max rows per partition", in.MaxRowsPerPartition)
+	case in.MaxBytesPerPartition <= 0:
+		return bad("max bytes per partition", in.MaxBytesPerPartition)
+	case in.ReadSize <= 0:
+		return bad("read size", in.ReadSize)
+	case len(in.Candidates) == 0:
+		return bad("candidates", in.Candidates)
+	}
+	for _, w := range in.Candidates {
+		if w < time.Minute || w%time.Minute != 0 {
+			return bad("candidate width (whole minutes, TWCS's smallest unit)", w)
+		}
+	}
+	return nil
+}
+
+// candidate sizes one width.
+func (in PlanInput) candidate(w time.Duration) Candidate {
+	rows := in.PeakWritesPerSecond * w.Seconds()
+	bytes := rows * float64(in.AvgRowBytes)
+	c := Candidate{
+		Width:             w,
+		RowsPerPartition:  rows,
+		BytesPerPartition: bytes,
+		DayAligned:        (24*time.Hour)%w == 0 || w%(24*time.Hour) == 0,
+		BucketsPerRead:    bucketsSpanned(float64(in.ReadSize)/in.PeakWritesPerSecond, w.Seconds()),
+	}
+	if in.Retention > 0 {
+		c.BucketsInRetention = bucketsSpanned(in.Retention.Seconds(), w.Seconds())
+	}
+	rowsOK := rows <= float64(in.MaxRowsPerPartition)
+	bytesOK := bytes <= float64(in.MaxBytesPerPartition)
+	c.Fits = rowsOK && bytesOK
+	c.Reason = reason(rowsOK, bytesOK, rows, bytes, in)
+	return c
+}
+
+// bucketsSpanned is the most buckets of width w an interval of length span
+// can overlap: it may start just before a boundary.
+func bucketsSpanned(span, w float64) int {
+	n := math.Ceil(span/w) + 1
+	if n > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	return int(n)
+}
+
+func reason(rowsOK, bytesOK bool, rows, bytes float64, in PlanInput) string {
+	r := fmtCount(rows) + " rows"
+	b := fmtMB(bytes)
+	maxR, maxB := fmtCount(float64(in.MaxRowsPerPartition)), fmtMB(float64(in.MaxBytesPerPartition))
+	switch {
+	case rowsOK && bytesOK:
+		return "fits: " + r + " <= " + maxR + ", " + b + " <= " + maxB
+	case !rowsOK && !bytesOK:
+		return "too many rows and bytes: " + r + " > " + maxR + ", " + b + " > " + maxB
+	case !rowsOK:
+		return "too many rows: " + r + " > " + maxR
+	}
+	return "too many bytes: " + b + " > " + maxB
+}
+
+func fmtCount(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// fmtMB writes decimal megabytes, as the modelling guideline counts them.
+func fmtMB(v float64) string { return strconv.FormatFloat(v/1e6, 'f', 1, 64) + " MB" }
+
+// recommend applies the rule documented on Plan; candidates are ascending.
+func recommend(cs []Candidate) time.Duration {
+	var widest, widestAligned time.Duration
+	for _, c := range cs {
+		if !c.Fits {
+			continue
+		}
+		widest = c.Width
+		if c.DayAligned {
+			widestAligned = c.Width
+		}
+	}
+	if widestAligned != 0 {
+		return widestAligned
+	}
+	return widest
+}
+
+// twcsWindow expresses w in the largest TWCS unit that divides it.
+func twcsWindow(w time.Duration) (string, int) {
+	switch {
+	case w%(24*time.Hour) == 0:
+		return "DAYS", int(w / (24 * time.Hour))
+	case w%time.Hour == 0:
+		return "HOURS", int(w / time.Hour)
+	}
+	return "MINUTES", int(w / time.Minute)
+}

@@ -1,0 +1,180 @@
+package bucket
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Snowflake is a 64-bit ID: from the top, a zero sign bit, milliseconds since
+// Epoch, then WorkerBits of worker (or node/process) number, then
+// SequenceBits of per-millisecond sequence. The layout must leave at least
+// 41 bits of milliseconds (about 69 years); Epoch must be a whole
+// millisecond between years 1 and 9999. Methods of an invalid layout return
+// ErrBadKind.
+//
+// Canonical ID form: the int64 big-endian in bytes 8..15, bytes 0..7 zero.
+// Stored in CQL as bigint; Compare is the signed int64 order, which is time
+// order, then worker, then sequence. Text form: the decimal int64, without
+// sign or leading zeros.
+type Snowflake struct {
+	Epoch        time.Time
+	WorkerBits   uint8
+	SequenceBits uint8
+}
+
+// TwitterSnowflake is Twitter's layout: epoch 1288834974657 ms
+// (2010-11-04T01:42:54.657Z), 10 worker bits, 12 sequence bits.
+func TwitterSnowflake() Snowflake {
+	return Snowflake{Epoch: time.UnixMilli(1288834974657).UTC(), WorkerBits: 10, SequenceBits: 12}
+}
+
+// DiscordSnowflake is Discord's layout: epoch 1420070400000 ms
+// (2015-01-01T00:00:00Z), 10 worker bits (5 worker + 5 process), 12
+// sequence bits.
+func DiscordSnowflake() Snowflake {
+	return Snowflake{Epoch: time.UnixMilli(1420070400000).UTC(), WorkerBits: 10, SequenceBits: 12}
+}
+
+// Name returns "snowflake".
+func (Snowflake) Name() string { return "snowflake" }
+
+// String returns e.g. "snowflake(epoch=1420070400000,worker=10,seq=12)",
+// the epoch in Unix milliseconds.
+func (s Snowflake) String() string {
+	return "snowflake(epoch=" + strconv.FormatInt(s.Epoch.UnixMilli(), 10) +
+		",worker=" + strconv.Itoa(int(s.WorkerBits)) +
+		",seq=" + strconv.Itoa(int(s.SequenceBits)) + ")"
+}
+
+// Precision returns time.Millisecond.
+func (Snowflake) Precision() time.Duration { return time.Millisecond }
+
+// check validates the layout.
+func (s Snowflake) check() error {
+	if int(s.WorkerBits)+int(s.SequenceBits) > 22 {
+		return fmt.Errorf("snowflake worker %d + sequence %d bits leave fewer than 41 timestamp bits: %w",
+			s.WorkerBits, s.SequenceBits, ErrBadKind)
+	}
+	y := s.Epoch.Year()
+	if y < 1 || y > 9999 || s.Epoch.Nanosecond()%1e6 != 0 {
+		return fmt.Errorf("snowflake epoch %v must be a whole millisecond in years 1..9999: %w", s.Epoch, ErrBadKind)
+	}
+	return nil
+}
+
+func (s Snowflake) shift() uint { return uint(s.WorkerBits) + uint(s.SequenceBits) }
+
+// FromInt64 wraps a stored bigint value as an ID.
+func (Snowflake) FromInt64(v int64) ID {
+	var id ID
+	binary.BigEndian.PutUint64(id[8:], uint64(v))
+	return id
+}
+
+// Int64 returns the bigint value of an ID (bytes 8..15).
+func (Snowflake) Int64(id ID) int64 { return int64(binary.BigEndian.Uint64(id[8:])) }
+
+// Time returns Epoch plus the ID's milliseconds.
+func (s Snowflake) Time(id ID) (time.Time, error) {
+	if err := s.check(); err != nil {
+		return time.Time{}, err
+	}
+	if id.IsZero() {
+		return time.Time{}, ErrZeroID
+	}
+	v := s.Int64(id)
+	if binary.BigEndian.Uint64(id[:8]) != 0 || v < 0 {
+		return time.Time{}, ErrMalformedID
+	}
+	ms := v >> s.shift()
+	// time.Unix normalises the nanoseconds, so no Duration can overflow.
+	return time.Unix(s.Epoch.Unix()+ms/1000, int64(s.Epoch.Nanosecond())+(ms%1000)*1e6).UTC(), nil
+}
+
+// Make builds the ID for t (truncated to the millisecond), worker and seq.
+// ErrBeforeEpoch, ErrOutOfRange when t or a field does not fit its bits.
+func (s Snowflake) Make(t time.Time, worker, seq uint64) (ID, error) {
+	if err := s.check(); err != nil {
+		return ID{}, err
+	}
+	if worker >= 1<<s.WorkerBits || seq >= 1<<s.SequenceBits {
+		return ID{}, fmt.Errorf("snowflake worker %d or sequence %d too wide: %w", worker, seq, ErrOutOfRange)
+	}
+	ms, err := s.millis(t)
+	if err != nil {
+		return ID{}, err
+	}
+	v := ms<<s.shift() | int64(worker)<<s.SequenceBits | int64(seq)
+	return s.FromInt64(v), nil
+}
+
+// millis returns the whole milliseconds from Epoch to t.
+func (s Snowflake) millis(t time.Time) (int64, error) {
+	if t.Before(s.Epoch) {
+		return 0, fmt.Errorf("snowflake time %v: %w", t, ErrBeforeEpoch)
+	}
+	maxMs := int64(1)<<(63-s.shift()) - 1
+	dsec := t.Unix() - s.Epoch.Unix()
+	if dsec > maxMs/1000+1 {
+		return 0, fmt.Errorf("snowflake time %v: %w", t, ErrOutOfRange)
+	}
+	ms := dsec*1000 + floorDiv(int64(t.Nanosecond()-s.Epoch.Nanosecond()), 1e6)
+	if ms > maxMs {
+		return 0, fmt.Errorf("snowflake time %v: %w", t, ErrOutOfRange)
+	}
+	return ms, nil
+}
+
+// MinID is the ID of t with worker and sequence zero. At the epoch itself it
+// is the zero ID, which is a valid range bound but not an item ID.
+func (s Snowflake) MinID(t time.Time) (ID, error) { return s.Make(t, 0, 0) }
+
+// MaxID is the ID of t with every worker and sequence bit set.
+func (s Snowflake) MaxID(t time.Time) (ID, error) {
+	return s.Make(t, 1<<s.WorkerBits-1, 1<<s.SequenceBits-1)
+}
+
+// Compare orders by the signed bigint value, as CQL orders a bigint column.
+func (s Snowflake) Compare(a, b ID) int { return cmpInt64(s.Int64(a), s.Int64(b)) }
+
+// Format returns the decimal bigint value.
+func (s Snowflake) Format(id ID) string { return strconv.FormatInt(s.Int64(id), 10) }
+
+// Parse reads the canonical decimal form (no sign, no leading zeros) and
+// checks the result with Time.
+func (s Snowflake) Parse(text string) (ID, error) {
+	v, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || strconv.FormatInt(v, 10) != text {
+		return ID{}, fmt.Errorf("parse snowflake %q: %w", text, ErrMalformedID)
+	}
+	id := s.FromInt64(v)
+	if _, err := s.Time(id); err != nil {
+		return ID{}, fmt.Errorf("parse snowflake %q: %w", text, err)
+	}
+	return id, nil
+}
+
+// parseSnowflake is the inverse of Snowflake.String.
+func parseSnowflake(text string) (Kind, error) {
+	body, ok := strings.CutPrefix(text, "snowflake(epoch=")
+	body, ok2 := strings.CutSuffix(body, ")")
+	epoch, rest, ok3 := strings.Cut(body, ",worker=")
+	worker, seq, ok4 := strings.Cut(rest, ",seq=")
+	if !ok || !ok2 || !ok3 || !ok4 {
+		return nil, fmt.Errorf("parse kind %q: %w", text, ErrUnknownKind)
+	}
+	ms, err1 := strconv.ParseInt(epoch, 10, 64)
+	w, err2 := strconv.ParseUint(worker, 10, 8)
+	q, err3 := strconv.ParseUint(seq, 10, 8)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return nil, fmt.Errorf("parse kind %q: %w", text, ErrUnknownKind)
+	}
+	s := Snowflake{Epoch: time.UnixMilli(ms).UTC(), WorkerBits: uint8(w), SequenceBits: uint8(q)}
+	if err := s.check(); err != nil {
+		return nil, fmt.Errorf("parse kind %q: %w", text, err)
+	}
+	return s, nil
+}
