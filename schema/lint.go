@@ -1,0 +1,122 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Lint rules, the values of Finding.Rule.
+const (
+	RuleInvalid             = "invalid"              // the view fails Validate
+	RuleUnbucketedGrowing   = "unbucketed_growing"   // no bucket, and rows accumulate per partition
+	RuleReadOrder           = "read_order"           // clustering order differs from the read direction
+	RuleLowCardinalityKey   = "low_cardinality_key"  // the key is declared low-cardinality
+	RuleUnboundedCollection = "unbounded_collection" // a non-frozen list, set or map column
+)
+
+// Finding is one anti-pattern found in a view.
+type Finding struct {
+	View    string
+	Rule    string // one of the Rule* constants
+	Message string // what is wrong and what to do instead
+}
+
+// String is a one-line report.
+func (f Finding) String() string { return f.View + ": " + f.Rule + ": " + f.Message }
+
+// Lint returns the anti-patterns the reference texts warn about, in view
+// order; none means the specs are fit to use:
+//   - a view that fails Validate;
+//   - a growing view without a bucket: unbucketed, yet the ID is a
+//     clustering column, so each partition gains a row per item forever
+//     (unbucketed is only sound when the ID is in the partition key);
+//   - a clustering order that does not match the view's read direction,
+//     which turns every "latest N" read into a reverse scan;
+//   - a key declared low-cardinality (status, country, day of week): a few
+//     partitions take all the traffic, whatever the cluster size;
+//   - non-frozen list, set and map columns, which grow one cell per
+//     element without bound and leave a tombstone every time they are
+//     overwritten; use a frozen collection written whole, or another view.
+//
+// ALLOW FILTERING lives in statements, not specs: see LintStatement.
+func Lint(views []View) []Finding {
+	var out []Finding
+	for _, v := range views {
+		out = append(out, lintView(v)...)
+	}
+	return out
+}
+
+func lintView(v View) []Finding {
+	if err := v.Validate(); err != nil {
+		return []Finding{{v.Name, RuleInvalid, err.Error()}}
+	}
+	v = v.WithDefaults()
+	var out []Finding
+	add := func(rule, format string, args ...any) {
+		out = append(out, Finding{v.Name, rule, fmt.Sprintf(format, args...)})
+	}
+	if !v.Bucketed() && !v.idInKey() {
+		add(RuleUnbucketedGrowing, "unbucketed, but every %s adds a row to its partition (%q is not a bound): "+
+			"give the view a bucket scheme, or put the ID in the partition key", v.ID.Name, v.Unbucketed)
+	}
+	if v.ReadOrder != v.Order && !v.idInKey() {
+		add(RuleReadOrder, "stored %s but read %s: store in the order the view is read", v.Order, v.ReadOrder)
+	}
+	if v.LowCardinalityKey {
+		add(RuleLowCardinalityKey, "key %s is declared low-cardinality: a few partitions would take all the "+
+			"traffic; lead with a high-cardinality column", list(names(v.Key)))
+	}
+	for _, c := range v.Values {
+		if t, _ := parseType(c.Type); t.isMultiCell() {
+			add(RuleUnboundedCollection, "column %q is a non-frozen %s that grows without bound: "+
+				"use frozen<%s> written whole, or model the elements as rows of another view", c.Name, t.name, t)
+		}
+	}
+	return out
+}
+
+// LintStatement refuses a statement that contains ALLOW FILTERING, in any
+// case and with any whitespace or comments between the two words; string
+// literals and quoted identifiers are skipped, so a value that happens to
+// read "allow filtering" is not a match. The error wraps ErrAllowFiltering.
+func LintStatement(cql string) error {
+	words := statementWords(cql)
+	for i := 0; i+1 < len(words); i++ {
+		if words[i] == "allow" && words[i+1] == "filtering" {
+			return fmt.Errorf("%w: %q scans every partition; model a view keyed for this query", ErrAllowFiltering, cql)
+		}
+	}
+	return nil
+}
+
+// statementWords returns the lower-cased bare words of a statement,
+// outside literals and comments. Unterminated literals end the scan: the
+// server would refuse such a statement anyway.
+func statementWords(cql string) []string {
+	var words []string
+	var word strings.Builder
+	end := func() {
+		if word.Len() > 0 {
+			words = append(words, strings.ToLower(word.String()))
+			word.Reset()
+		}
+	}
+	for i := 0; i < len(cql); {
+		n, keep, err := scanToken(cql[i:])
+		if err != nil {
+			break
+		}
+		if n == 1 && isWordByte(cql[i]) {
+			word.WriteByte(cql[i])
+		} else {
+			end()
+			if keep != "" && keep[0] != ' ' && keep[0] != '\n' && n > 1 {
+				words = append(words, "\x00") // a literal separates words
+			}
+		}
+		i += n
+	}
+	end()
+	return words
+}

@@ -1,0 +1,148 @@
+package schema
+
+import (
+	"fmt"
+	"time"
+)
+
+// MetadataTable records each view's bucket scheme so that start-up can
+// refuse code whose scheme differs from the data's.
+const MetadataTable = "tsbucket_views"
+
+// MigrationsTable records the migrations Migrate applied.
+const MigrationsTable = "tsbucket_migrations"
+
+// Compaction classes as generated (short names) and as Cassandra reports
+// them in system_schema.tables (fully qualified).
+const (
+	TWCS = "TimeWindowCompactionStrategy"
+	STCS = "SizeTieredCompactionStrategy"
+	LCS  = "LeveledCompactionStrategy"
+)
+
+// cassandraDefaultGCGrace is the server default, kept for tsbucket's own
+// bookkeeping tables, which are never deleted from.
+const cassandraDefaultGCGrace = 10 * 24 * time.Hour
+
+// table is the one model of a generated table: CreateTable renders it and
+// Check compares the live schema with it, so the two cannot disagree.
+type table struct {
+	name       string
+	partition  []Column // types normalized
+	clustering []Column // at most one here; ordered by order
+	order      Order
+	regular    []Column
+	ttl        time.Duration
+	gcGrace    time.Duration
+	compaction compaction
+	comment    string
+}
+
+// compaction is the part of a compaction map tsbucket decides.
+type compaction struct {
+	class string // short class name
+	unit  string // TWCS compaction_window_unit
+	size  int    // TWCS compaction_window_size
+}
+
+// String is the form used in drift reports.
+func (c compaction) String() string {
+	if c.class == TWCS {
+		return fmt.Sprintf("%s(%d %s)", c.class, c.size, c.unit)
+	}
+	return c.class
+}
+
+// twcsWindow returns the TimeWindowCompactionStrategy window equal to the
+// bucket width, so each bucket's rows land in one window and a bucket
+// expires as whole SSTables. The unit is the largest of DAYS, HOURS and
+// MINUTES that divides the width; a width that is not a whole number of
+// minutes (TWCS's smallest unit) rounds up to the next minute.
+func twcsWindow(width time.Duration) compaction {
+	c := compaction{class: TWCS}
+	switch {
+	case width%(24*time.Hour) == 0:
+		c.unit, c.size = "DAYS", int(width/(24*time.Hour))
+	case width%time.Hour == 0:
+		c.unit, c.size = "HOURS", int(width/time.Hour)
+	default:
+		c.unit, c.size = "MINUTES", int((width+time.Minute-1)/time.Minute)
+	}
+	return c
+}
+
+// viewTable models a validated view with defaults applied. Unbucketed
+// views keep SizeTiered compaction: their partitions hold one row written
+// once (message_by_id), so a read touches one SSTable through the bloom
+// filters whatever the strategy, and STCS writes each row the fewest times.
+func viewTable(v View) table {
+	t := table{
+		name:      v.Name,
+		partition: normalizeColumns(v.Key),
+		order:     v.Order,
+		regular:   normalizeColumns(v.Values),
+		ttl:       v.TTL,
+		gcGrace:   v.GCGrace,
+		comment:   v.Comment,
+	}
+	if v.Bucketed() {
+		t.partition = append(t.partition, Column{v.BucketColumn, BucketType})
+		t.compaction = twcsWindow(v.Scheme.Width())
+	} else {
+		t.compaction = compaction{class: STCS}
+	}
+	if !v.idInKey() {
+		t.clustering = normalizeColumns([]Column{v.ID})
+	}
+	return t
+}
+
+// presenceTable models the bucket-presence index of a bucketed view. A
+// row (key..., bucket) is written when a bucket of that key first receives
+// data; reads list the non-empty buckets newest first. Its TTL is the
+// view's TTL plus the bucket width: an entry written when a bucket opens
+// must outlive the last item of that bucket. Leveled compaction because
+// every process rewrites the entries it writes, and a walk reads this table
+// first on the hot path: LCS keeps a partition in few SSTables; the table is
+// tiny, so its write amplification does not matter.
+func presenceTable(v View) table {
+	ttl := time.Duration(0)
+	if v.TTL > 0 {
+		ttl = min(v.TTL+v.Scheme.Width(), MaxTTL)
+	}
+	return table{
+		name:       v.PresenceTable(),
+		partition:  normalizeColumns(v.Key),
+		clustering: []Column{{v.BucketColumn, BucketType}},
+		order:      Desc,
+		ttl:        ttl,
+		gcGrace:    v.GCGrace,
+		compaction: compaction{class: LCS},
+		comment:    "tsbucket: buckets of " + v.Name + " that hold data",
+	}
+}
+
+// metadataTable models MetadataTable.
+func metadataTable() table {
+	return table{
+		name:      MetadataTable,
+		partition: []Column{{"view", "text"}},
+		regular: []Column{
+			{"kind", "text"}, {"scheme", "text"}, {"version", "int"}, {"created_at", "timestamp"},
+		},
+		gcGrace:    cassandraDefaultGCGrace,
+		compaction: compaction{class: STCS},
+		comment:    "tsbucket: bucket scheme of each view",
+	}
+}
+
+// normalizeColumns copies columns with canonical type text. The columns
+// were validated, so parsing cannot fail here.
+func normalizeColumns(cols []Column) []Column {
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		t, _ := NormalizeType(c.Type)
+		out[i] = Column{c.Name, t}
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package schema
+
+import (
+	"fmt"
+	"math"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxComment bounds a table comment; it is a note, not a document.
+const maxComment = 1000
+
+// Validate checks every identifier, type and structural rule of the view
+// (with defaults applied) and returns the first problem found, wrapping
+// ErrBadIdentifier, ErrBadType or ErrBadView. Lint adds the modelling
+// rules on top; Validate only refuses specs that cannot be made into a
+// correct table.
+func (v View) Validate() error {
+	v = v.WithDefaults()
+	if err := v.validate(); err != nil {
+		return fmt.Errorf("view %q: %w", v.Name, err)
+	}
+	return nil
+}
+
+func (v View) validate() error {
+	checks := []func() error{
+		v.validateName, v.validateKey, v.validateID, v.validateBucket,
+		v.validateValues, v.validateUnique, v.validateOptions,
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v View) validateName() error {
+	if err := ValidateIdentifier(v.Name); err != nil {
+		return err
+	}
+	switch v.Name {
+	case MetadataTable, MigrationsTable:
+		return fmt.Errorf("%w: the name %q is used by tsbucket itself", ErrBadView, v.Name)
+	}
+	if v.Bucketed() {
+		if err := ValidateIdentifier(v.PresenceTable()); err != nil {
+			return fmt.Errorf("presence table: %w", err)
+		}
+	}
+	return nil
+}
+
+func (v View) validateKey() error {
+	if len(v.Key) == 0 {
+		return fmt.Errorf("%w: at least one key column is required", ErrBadView)
+	}
+	for _, c := range v.Key {
+		if err := validateColumn(c, true); err != nil {
+			return fmt.Errorf("key: %w", err)
+		}
+	}
+	return nil
+}
+
+func (v View) validateID() error {
+	want := CQLTypeOf(v.Kind)
+	if want == "" {
+		return fmt.Errorf("%w: an ID kind is required (snowflake, timeuuid, uuidv7, ulid or timestamp)", ErrBadView)
+	}
+	if err := validateColumn(v.ID, true); err != nil {
+		return fmt.Errorf("id: %w", err)
+	}
+	got, _ := NormalizeType(v.ID.Type) // validated just above
+	if got != want {
+		return fmt.Errorf("%w: id %q has type %s but %s IDs are stored as %s to keep their order",
+			ErrBadType, v.ID.Name, got, v.Kind.Name(), want)
+	}
+	if v.idInKey() {
+		for _, c := range v.Key {
+			if t, _ := NormalizeType(c.Type); c.Name == v.ID.Name && t != want {
+				return fmt.Errorf("%w: key column %q is the ID and must be %s", ErrBadType, c.Name, want)
+			}
+		}
+	}
+	if v.Order != Desc && v.Order != Asc || v.ReadOrder != Desc && v.ReadOrder != Asc {
+		return fmt.Errorf("%w: order must be Desc or Asc", ErrBadView)
+	}
+	return nil
+}
+
+func (v View) validateBucket() error {
+	if !v.Bucketed() {
+		if v.Unbucketed == "" {
+			return fmt.Errorf("%w: an unbucketed view must say why its partitions stay bounded (Unbucketed)", ErrBadView)
+		}
+		if v.BucketColumn != "" {
+			return fmt.Errorf("%w: BucketColumn %q set on an unbucketed view", ErrBadView, v.BucketColumn)
+		}
+		return nil
+	}
+	if v.Unbucketed != "" {
+		return fmt.Errorf("%w: Unbucketed reason given but the view has a bucket scheme", ErrBadView)
+	}
+	if v.idInKey() {
+		return fmt.Errorf("%w: the ID %q is in the partition key, so a bucket adds nothing", ErrBadView, v.ID.Name)
+	}
+	if w := v.Scheme.Width(); w <= 0 {
+		return fmt.Errorf("%w: bucket scheme %s has no width", ErrBadView, v.Scheme)
+	}
+	return ValidateIdentifier(v.BucketColumn)
+}
+
+func (v View) validateValues() error {
+	for _, c := range v.Values {
+		if err := validateColumn(c, false); err != nil {
+			return fmt.Errorf("value: %w", err)
+		}
+	}
+	return nil
+}
+
+// validateUnique refuses a column name used twice (the ID may repeat a key
+// column: that is how a one-row-per-ID view is declared).
+func (v View) validateUnique() error {
+	seen := make(map[string]bool)
+	for _, name := range v.Columns() {
+		if seen[name] {
+			return fmt.Errorf("%w: column %q declared twice", ErrBadView, name)
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+func (v View) validateOptions() error {
+	if err := validateSeconds("TTL", v.TTL, 0, MaxTTL); err != nil {
+		return err
+	}
+	if err := validateSeconds("GCGrace", v.GCGrace, MinGCGrace, math.MaxInt32*time.Second); err != nil {
+		return err
+	}
+	return validateComment(v.Comment)
+}
+
+func validateSeconds(what string, d, lo, hi time.Duration) error {
+	if d < lo || d > hi || d%time.Second != 0 {
+		return fmt.Errorf("%w: %s %s must be whole seconds in [%s, %s]", ErrBadView, what, d, lo, hi)
+	}
+	return nil
+}
+
+// validateComment keeps comments printable: the literal is escaped anyway,
+// but control characters in DDL only hide things from whoever reads it.
+func validateComment(s string) error {
+	if len(s) > maxComment || !utf8.ValidString(s) {
+		return fmt.Errorf("%w: comment must be valid UTF-8 of at most %d bytes", ErrBadView, maxComment)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%w: comment contains control character %U", ErrBadView, r)
+		}
+	}
+	return nil
+}
+
+// validateColumn checks the name and type; key columns must also have a
+// type Cassandra accepts in a primary key.
+func validateColumn(c Column, key bool) error {
+	if err := ValidateIdentifier(c.Name); err != nil {
+		return err
+	}
+	t, err := parseType(c.Type)
+	if err != nil {
+		return fmt.Errorf("column %q: %w", c.Name, err)
+	}
+	if key {
+		switch {
+		case t.isMultiCell():
+			return fmt.Errorf("%w: column %q: a key column cannot be a non-frozen collection", ErrBadType, c.Name)
+		case t.name == "duration" || t.name == "vector":
+			return fmt.Errorf("%w: column %q: %s cannot be part of a primary key", ErrBadType, c.Name, t.name)
+		}
+	}
+	return nil
+}
