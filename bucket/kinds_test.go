@@ -47,3 +47,177 @@ func TestKindRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+func mustTime(t *testing.T, k Kind, id ID) time.Time {
+	t.Helper()
+	got, err := k.Time(id)
+	if err != nil {
+		t.Fatalf("%s.Time(%x): %v", k.Name(), id, err)
+	}
+	return got
+}
+
+// TestKnownIDs checks each kind against IDs published or produced elsewhere.
+func TestKnownIDs(t *testing.T) {
+	tests := []struct {
+		name string
+		kind Kind
+		text string
+		want time.Time
+	}{
+		// Discord's developer documentation example.
+		{"discord docs", DiscordSnowflake(), "175928847299117063", time.Date(2016, 4, 30, 11, 18, 25, 796e6, time.UTC)},
+		// Twitter layout: (id >> 22) + 1288834974657 ms.
+		{"twitter", TwitterSnowflake(), "1212092628029698048", time.UnixMilli(1212092628029698048>>22 + 1288834974657).UTC()},
+		// Produced by gocql.MinTimeUUID / MaxTimeUUID (gocql v1.7.0).
+		{"gocql min", TimeUUID{}, "43e74407-daf2-11ee-8080-808080808080", time.Date(2024, 3, 5, 13, 14, 15, 123456700, time.UTC)},
+		{"gocql max", TimeUUID{}, "43e74407-daf2-11ee-bf7f-7f7f7f7f7f7f", time.Date(2024, 3, 5, 13, 14, 15, 123456700, time.UTC)},
+		{"gocql 1582", TimeUUID{}, "00000000-0000-1000-8080-808080808080", time.Date(1582, 10, 15, 0, 0, 0, 0, time.UTC)},
+		{"gocql 1970", TimeUUID{}, "13814000-1dd2-11b2-bf7f-7f7f7f7f7f7f", time.Unix(0, 0).UTC()},
+		{"gocql docs", TimeUUID{}, "d2177dd0-eaa2-11de-a572-001b779c76e3", time.Date(2009, 12, 17, 0, 26, 29, 805e6, time.UTC)},
+		// RFC 9562 appendix A.6.
+		{"rfc9562", UUIDv7{}, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f", time.Date(2022, 2, 22, 19, 22, 22, 0, time.UTC)},
+		// The ULID specification's example; time decoded independently.
+		{"ulid spec", ULID{}, "01ARZ3NDEKTSV4RRFFQ69G5FAV", time.UnixMilli(1469922850259).UTC()},
+		{"timestamp", Timestamp{}, "2024-03-05T13:00:00.5Z/000000000000002a", time.Date(2024, 3, 5, 13, 0, 0, 5e8, time.UTC)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, err := tt.kind.Parse(tt.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := mustTime(t, tt.kind, id); !got.Equal(tt.want) {
+				t.Errorf("Time = %v, want %v", got, tt.want)
+			}
+			if got := tt.kind.Format(id); got != tt.text {
+				t.Errorf("Format = %q, want %q", got, tt.text)
+			}
+		})
+	}
+}
+
+// TestMinMaxMatchGocql pins MinID/MaxID to gocql.MinTimeUUID/MaxTimeUUID.
+func TestMinMaxMatchGocql(t *testing.T) {
+	at := time.Date(2024, 3, 5, 13, 14, 15, 123456789, time.UTC)
+	lo, _ := TimeUUID{}.MinID(at)
+	hi, _ := TimeUUID{}.MaxID(at)
+	var k TimeUUID
+	if got, want := k.Format(lo), "43e74407-daf2-11ee-8080-808080808080"; got != want {
+		t.Errorf("MinID = %s, want %s", got, want)
+	}
+	if got, want := k.Format(hi), "43e74407-daf2-11ee-bf7f-7f7f7f7f7f7f"; got != want {
+		t.Errorf("MaxID = %s, want %s", got, want)
+	}
+}
+
+func TestDiscordMake(t *testing.T) {
+	// 175928847299117063: internal worker 1, process 0, increment 7.
+	id, err := DiscordSnowflake().Make(time.Date(2016, 4, 30, 11, 18, 25, 796e6, time.UTC), 1<<5, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := DiscordSnowflake().Int64(id), int64(175928847299117063); got != want {
+		t.Errorf("Make = %d, want %d", got, want)
+	}
+}
+
+func TestKindErrors(t *testing.T) {
+	d := DiscordSnowflake()
+	tests := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"snowflake negative text", errOf(d.Parse("-5")), ErrMalformedID},
+		{"snowflake leading zero", errOf(d.Parse("05")), ErrMalformedID},
+		{"snowflake plus", errOf(d.Parse("+5")), ErrMalformedID},
+		{"snowflake zero text", errOf(d.Parse("0")), ErrZeroID},
+		{"snowflake overflow", errOf(d.Parse("9223372036854775808")), ErrMalformedID},
+		{"snowflake high bytes", errOf(d.Time(ID{0: 1, 15: 1})), ErrMalformedID},
+		{"snowflake negative", errOf(d.Time(d.FromInt64(-1))), ErrMalformedID},
+		{"snowflake before epoch", errOf(d.MinID(d.Epoch.Add(-time.Millisecond))), ErrBeforeEpoch},
+		{"snowflake after 41 bits", errOf(d.MinID(d.Epoch.Add((1 << 41) * time.Millisecond))), ErrOutOfRange},
+		{"snowflake far future", errOf(d.MinID(time.Date(1e9, 1, 1, 0, 0, 0, 0, time.UTC))), ErrOutOfRange},
+		{"snowflake worker too wide", errOf(d.Make(d.Epoch, 1024, 0)), ErrOutOfRange},
+		{"snowflake seq too wide", errOf(d.Make(d.Epoch, 0, 4096)), ErrOutOfRange},
+		{"snowflake layout", errOf(Snowflake{WorkerBits: 12, SequenceBits: 11}.Time(ID{15: 1})), ErrBadKind},
+		{"snowflake sub-ms epoch", errOf(Snowflake{Epoch: time.Unix(0, 1)}.MinID(time.Unix(1, 0))), ErrBadKind},
+		{"snowflake epoch year 0", errOf(Snowflake{Epoch: time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)}.MinID(time.Unix(1, 0))), ErrBadKind},
+		{"timeuuid v4", errOf(TimeUUID{}.Parse("f47ac10b-58cc-4372-a567-0e02b2c3d479")), ErrMalformedID},
+		{"timeuuid bad variant", errOf(TimeUUID{}.Parse("43e74407-daf2-11ee-4080-808080808080")), ErrMalformedID},
+		{"timeuuid short", errOf(TimeUUID{}.Parse("43e74407-daf2-11ee-8080-80808080808")), ErrMalformedID},
+		{"timeuuid dash", errOf(TimeUUID{}.Parse("43e74407-daf2-11ee-8080_808080808080")), ErrMalformedID},
+		{"timeuuid hex", errOf(TimeUUID{}.Parse("43e74407-daf2-11ee-8080-80808080808g")), ErrMalformedID},
+		{"timeuuid zero", errOf(TimeUUID{}.Parse("00000000-0000-0000-0000-000000000000")), ErrZeroID},
+		{"timeuuid before 1582", errOf(TimeUUID{}.MinID(time.Date(1582, 10, 14, 23, 59, 59, 0, time.UTC))), ErrBeforeEpoch},
+		{"timeuuid after 60 bits", errOf(TimeUUID{}.MaxID(time.Date(5237, 1, 1, 0, 0, 0, 0, time.UTC))), ErrOutOfRange},
+		{"timeuuid clock seq", errOf(TimeUUID{}.Make(time.Unix(0, 0), 0x4000, [6]byte{})), ErrOutOfRange},
+		{"uuidv7 v1", errOf(UUIDv7{}.Parse("43e74407-daf2-11ee-8080-808080808080")), ErrMalformedID},
+		{"uuidv7 before 1970", errOf(UUIDv7{}.MinID(time.Unix(0, -1))), ErrBeforeEpoch},
+		{"uuidv7 after 48 bits", errOf(UUIDv7{}.MinID(time.UnixMilli(1 << 48))), ErrOutOfRange},
+		{"ulid too long", errOf(ULID{}.Parse("01ARZ3NDEKTSV4RRFFQ69G5FAVX")), ErrMalformedID},
+		{"ulid overflow", errOf(ULID{}.Parse("81ARZ3NDEKTSV4RRFFQ69G5FAV")), ErrMalformedID},
+		{"ulid letter U", errOf(ULID{}.Parse("01ARZ3NDEKTSV4RRFFQ69G5FAU")), ErrMalformedID},
+		{"ulid zero", errOf(ULID{}.Parse("00000000000000000000000000")), ErrZeroID},
+		{"ulid before 1970", errOf(ULID{}.MaxID(time.Unix(-1, 0))), ErrBeforeEpoch},
+		{"ulid after 48 bits", errOf(ULID{}.MaxID(time.Date(10890, 1, 1, 0, 0, 0, 0, time.UTC))), ErrOutOfRange},
+		{"timestamp no slash", errOf(Timestamp{}.Parse("2024-03-05T13:00:00Z")), ErrMalformedID},
+		{"timestamp short hex", errOf(Timestamp{}.Parse("2024-03-05T13:00:00Z/2a")), ErrMalformedID},
+		{"timestamp bad hex", errOf(Timestamp{}.Parse("2024-03-05T13:00:00Z/00000000000000zz")), ErrMalformedID},
+		{"timestamp bad time", errOf(Timestamp{}.Parse("2024-13-05T13:00:00Z/000000000000002a")), ErrMalformedID},
+		{"timestamp year 1600", errOf(Timestamp{}.Parse("1600-01-01T00:00:00Z/000000000000002a")), ErrBeforeEpoch},
+		{"timestamp zero", errOf(Timestamp{}.Parse("1677-09-21T00:12:43.145224192Z/0000000000000000")), ErrZeroID},
+		{"timestamp before", errOf(Timestamp{}.MinID(time.Unix(-9223372037, 145224191))), ErrBeforeEpoch},
+		{"timestamp after", errOf(Timestamp{}.MaxID(time.Unix(9223372036, 854775808))), ErrOutOfRange},
+		{"kind unknown", errOf(ParseKind("uuid")), ErrUnknownKind},
+		{"kind malformed snowflake", errOf(ParseKind("snowflake(epoch=x,worker=10,seq=12)")), ErrUnknownKind},
+		{"kind snowflake missing seq", errOf(ParseKind("snowflake(epoch=0,worker=10)")), ErrUnknownKind},
+		{"kind snowflake layout", errOf(ParseKind("snowflake(epoch=0,worker=20,seq=3)")), ErrBadKind},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !errors.Is(tt.err, tt.want) {
+				t.Errorf("error = %v, want %v", tt.err, tt.want)
+			}
+		})
+	}
+}
+
+// errOf keeps the error of a two-result call.
+func errOf[T any](_ T, err error) error { return err }
+
+// TestKindRange checks each kind at the first and last instant it holds.
+func TestKindRange(t *testing.T) {
+	d := DiscordSnowflake()
+	tests := []struct {
+		name        string
+		kind        Kind
+		first, last time.Time
+	}{
+		{"discord", d, d.Epoch, d.Epoch.Add((1<<41 - 1) * time.Millisecond)},
+		{"wide snowflake", Snowflake{Epoch: time.Unix(0, 0).UTC(), SequenceBits: 1}, time.Unix(0, 0), time.UnixMilli(1<<62 - 1)},
+		{"timeuuid", TimeUUID{}, time.Date(1582, 10, 15, 0, 0, 0, 0, time.UTC), time.Unix(gregorianUnix+(1<<60-1)/10_000_000, (1<<60-1)%10_000_000*100)},
+		{"uuidv7", UUIDv7{}, time.Unix(0, 0), time.UnixMilli(1<<48 - 1)},
+		{"ulid", ULID{}, time.Unix(0, 0), time.UnixMilli(1<<48 - 1)},
+		{"timestamp", Timestamp{}, time.Unix(0, -1<<63), time.Unix(0, 1<<63-1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hi, err := tt.kind.MaxID(tt.first)
+			if err != nil || !mustTime(t, tt.kind, hi).Equal(tt.first) {
+				t.Errorf("MaxID(first) = %x, %v", hi, err)
+			}
+			hi, err = tt.kind.MaxID(tt.last)
+			if err != nil || !mustTime(t, tt.kind, hi).Equal(tt.last) {
+				t.Errorf("MaxID(last) = %x, %v; Time = %v, want %v", hi, err, mustTime(t, tt.kind, hi), tt.last)
+			}
+			if _, err := tt.kind.MinID(tt.first.Add(-time.Nanosecond)); !errors.Is(err, ErrBeforeEpoch) {
+				t.Errorf("MinID(first-1ns) error = %v, want ErrBeforeEpoch", err)
+			}
+			if _, err := tt.kind.MinID(tt.last.Add(tt.kind.Precision())); !errors.Is(err, ErrOutOfRange) {
+				t.Errorf("MinID(last+precision) error = %v, want ErrOutOfRange", err)
+			}
+		})
+	}
+}

@@ -1,7 +1,9 @@
 package bucket
 
 import (
+	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -87,5 +89,121 @@ func TestPlanTextbookChoice(t *testing.T) {
 	}
 	if got, want := candidateOf(t, res, 10*time.Minute).Reason, "fits: 60000 rows <= 100000, 12.0 MB <= 100.0 MB"; got != want {
 		t.Errorf("10m Reason = %q, want %q", got, want)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	mod := func(f func(*PlanInput)) PlanInput {
+		in := textbook()
+		f(&in)
+		return in
+	}
+	tests := []struct {
+		name string
+		in   PlanInput
+		want error
+	}{
+		{"zero rate", mod(func(in *PlanInput) { in.PeakWritesPerSecond = 0 }), ErrBadPlan},
+		{"negative rate", mod(func(in *PlanInput) { in.PeakWritesPerSecond = -1 }), ErrBadPlan},
+		{"NaN rate", mod(func(in *PlanInput) { in.PeakWritesPerSecond = math.NaN() }), ErrBadPlan},
+		{"infinite rate", mod(func(in *PlanInput) { in.PeakWritesPerSecond = math.Inf(1) }), ErrBadPlan},
+		{"zero row size", mod(func(in *PlanInput) { in.AvgRowBytes = 0 }), ErrBadPlan},
+		{"negative retention", mod(func(in *PlanInput) { in.Retention = -time.Hour }), ErrBadPlan},
+		{"retention over 20 years", mod(func(in *PlanInput) { in.Retention = MaxTTL + time.Second }), ErrBadPlan},
+		{"negative max rows", mod(func(in *PlanInput) { in.MaxRowsPerPartition = -1 }), ErrBadPlan},
+		{"negative max bytes", mod(func(in *PlanInput) { in.MaxBytesPerPartition = -1 }), ErrBadPlan},
+		{"negative read size", mod(func(in *PlanInput) { in.ReadSize = -1 }), ErrBadPlan},
+		{"empty candidates", mod(func(in *PlanInput) { in.Candidates = []time.Duration{} }), ErrBadPlan},
+		{"sub-minute candidate", mod(func(in *PlanInput) { in.Candidates = []time.Duration{30 * time.Second} }), ErrBadPlan},
+		{"fractional minutes", mod(func(in *PlanInput) { in.Candidates = []time.Duration{90 * time.Second} }), ErrBadPlan},
+		{"negative candidate", mod(func(in *PlanInput) { in.Candidates = []time.Duration{-time.Hour} }), ErrBadPlan},
+		{"nothing fits", mod(func(in *PlanInput) { in.PeakWritesPerSecond = 10_000 }), ErrNoFit},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := Plan(tt.in); !errors.Is(err, tt.want) {
+				t.Errorf("error = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPlanNoFitKeepsTable(t *testing.T) {
+	in := textbook()
+	in.PeakWritesPerSecond = 10_000 // 600,000 rows in a minute
+	res, err := Plan(in)
+	if !errors.Is(err, ErrNoFit) {
+		t.Fatalf("error = %v, want ErrNoFit", err)
+	}
+	if res.Recommended != 0 || len(res.Candidates) != len(DefaultCandidates()) || res.TWCSWindowUnit != "" {
+		t.Errorf("result = %+v, want the table without a recommendation", res)
+	}
+}
+
+func TestPlanRecommendation(t *testing.T) {
+	const d = 24 * time.Hour
+	tests := []struct {
+		name       string
+		rate       float64
+		rowBytes   int
+		candidates []time.Duration
+		want       time.Duration
+		unit       string
+		size       int
+	}{
+		// 0.1 rows/s: 10 days = 86,400 rows, 30 days too many.
+		{"slow key takes ten days", 0.1, 100, nil, 10 * d, "DAYS", 10},
+		// 1 row/s of 1 KB: 1 day = 86,400 rows, 86 MB.
+		{"daily", 1, 1000, nil, d, "DAYS", 1},
+		// Large rows: bytes bind first. 10/s of 10 KB = 100 KB/s: 15m = 90 MB.
+		{"bytes bind", 10, 10_000, nil, 15 * time.Minute, "MINUTES", 15},
+		{"hours", 2, 100, []time.Duration{6 * time.Hour, 12 * time.Hour, 13 * time.Hour}, 12 * time.Hour, "HOURS", 12},
+		// 7m does not divide a day; 5m does, so it wins though narrower.
+		{"aligned preferred", 100, 200, []time.Duration{5 * time.Minute, 7 * time.Minute}, 5 * time.Minute, "MINUTES", 5},
+		{"unaligned if alone", 100, 200, []time.Duration{7 * time.Minute, 60 * time.Minute}, 7 * time.Minute, "MINUTES", 7},
+		{"unsorted duplicates", 100, 200, []time.Duration{time.Hour, 10 * time.Minute, 10 * time.Minute, 5 * time.Minute}, 10 * time.Minute, "MINUTES", 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Plan(PlanInput{PeakWritesPerSecond: tt.rate, AvgRowBytes: tt.rowBytes, Candidates: tt.candidates})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Recommended != tt.want || res.TWCSWindowUnit != tt.unit || res.TWCSWindowSize != tt.size {
+				t.Errorf("got %v (%d %s), want %v (%d %s)", res.Recommended, res.TWCSWindowSize, res.TWCSWindowUnit, tt.want, tt.size, tt.unit)
+			}
+			if !slices.IsSortedFunc(res.Candidates, func(a, b Candidate) int { return int(a.Width - b.Width) }) {
+				t.Errorf("candidates not ascending")
+			}
+		})
+	}
+}
+
+func TestPlanDefaultsAndTTL(t *testing.T) {
+	cands := []time.Duration{time.Hour, time.Minute}
+	in := PlanInput{PeakWritesPerSecond: 0.5, AvgRowBytes: 64, Retention: 90*time.Minute + 1, Candidates: cands, ReadSize: 3600}
+	res, err := Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cands, []time.Duration{time.Hour, time.Minute}) {
+		t.Errorf("Plan reordered the caller's candidates: %v", cands)
+	}
+	if got, want := res.TTL, 90*time.Minute+time.Second; got != want {
+		t.Errorf("TTL = %v, want %v (rounded up to seconds)", got, want)
+	}
+	if res.Input.MaxRowsPerPartition != DefaultMaxRowsPerPartition || res.Input.MaxBytesPerPartition != DefaultMaxBytesPerPartition {
+		t.Errorf("limits not defaulted: %+v", res.Input)
+	}
+	// 3,600 rows at 0.5/s span two hours: up to 3 hourly or 121 one-minute buckets.
+	if got := candidateOf(t, res, time.Hour).BucketsPerRead; got != 3 {
+		t.Errorf("1h BucketsPerRead = %d, want 3", got)
+	}
+	if got := candidateOf(t, res, time.Minute).BucketsPerRead; got != 121 {
+		t.Errorf("1m BucketsPerRead = %d, want 121", got)
+	}
+	res, err = Plan(PlanInput{PeakWritesPerSecond: 1, AvgRowBytes: 1})
+	if err != nil || res.TTL != 0 || candidateOf(t, res, time.Hour).BucketsInRetention != 0 || res.Input.ReadSize != DefaultReadSize {
+		t.Errorf("no retention: %+v, %v", res, err)
 	}
 }
