@@ -1,0 +1,35 @@
+# The two commands a newcomer needs: `make demo` and `make test`.
+# Both install what is missing first (scripts/ensure-deps.sh).
+
+GO       ?= go
+RACE     ?= -race
+# Packages run one at a time: several of them start local Cassandra JVMs on the
+# same loopback addresses, and two at once would fight over the ports.
+TESTFLAGS ?= -p 1 -count=1 -timeout 75m
+DEMOFLAGS ?=
+
+.PHONY: test test-short demo lint build bench fuzz
+
+test:
+	scripts/ensure-deps.sh prometheus
+	$(GO) test $(RACE) $(TESTFLAGS) ./...
+
+test-short:
+	$(GO) test -short -count=1 ./...
+
+demo:
+	scripts/ensure-deps.sh
+	$(GO) run ./cmd/tsbucket demo $(DEMOFLAGS)
+
+build:
+	$(GO) build -o bin/tsbucket ./cmd/tsbucket
+
+lint:
+	gofmt -l . | tee /dev/stderr | (! read)
+	$(GO) vet ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./bucket ./repo ./metrics ./schema
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz . -fuzztime 30s ./bucket

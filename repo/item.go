@@ -1,0 +1,181 @@
+package repo
+
+import (
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/gocql/gocql"
+	"github.com/scylladb/go-reflectx"
+
+	"github.com/tsbucket/tsbucket/bucket"
+)
+
+// newMapper maps struct fields to columns the way gocqlx does by default (`db` tags,
+// else snake_case), but as an instance of our own: no shared package state.
+func newMapper() *reflectx.Mapper {
+	return reflectx.NewMapperFunc("db", reflectx.CamelToSnakeASCII)
+}
+
+// fieldPaths resolves column names to field traversals of T, or says which are missing.
+func fieldPaths(m *reflectx.Mapper, t reflect.Type, columns []string) ([][]int, error) {
+	paths := m.TraversalsByName(t, columns)
+	var missing []string
+	for i, p := range paths {
+		if len(p) == 0 {
+			missing = append(missing, columns[i])
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: %s has no field for column(s) %s", ErrBadItem, t, strings.Join(missing, ", "))
+	}
+	return paths, nil
+}
+
+// idFromValue converts the Go value of an ID field to the canonical bucket.ID.
+// Accepted: signed or unsigned integers (snowflakes), [16]byte arrays (gocql.UUID,
+// google/uuid.UUID, ulid.ULID) and 16-byte slices.
+func idFromValue(k bucket.Kind, v reflect.Value) (bucket.ID, error) {
+	var id bucket.ID
+	switch v.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		binary.BigEndian.PutUint64(id[8:], uint64(v.Int()))
+	case reflect.Uint, reflect.Uint64, reflect.Uint32:
+		binary.BigEndian.PutUint64(id[8:], v.Uint())
+	case reflect.Array:
+		if v.Len() != 16 || v.Type().Elem().Kind() != reflect.Uint8 {
+			return id, fmt.Errorf("%w: %s is not a 16-byte array", ErrBadID, v.Type())
+		}
+		reflect.Copy(reflect.ValueOf(id[:]), v)
+	case reflect.Slice:
+		if v.Type().Elem().Kind() != reflect.Uint8 || v.Len() != 16 {
+			return id, fmt.Errorf("%w: want 16 bytes, have %d", ErrBadID, v.Len())
+		}
+		copy(id[:], v.Bytes())
+	default:
+		return id, fmt.Errorf("%w: unsupported ID type %s", ErrBadID, v.Type())
+	}
+	if _, err := k.Time(id); err != nil {
+		return id, fmt.Errorf("%w: %w", ErrBadID, err)
+	}
+	return id, nil
+}
+
+// idToCQL converts a canonical ID to the value gocql binds to a column of cqlType.
+func idToCQL(cqlType string, id bucket.ID) any {
+	switch cqlType {
+	case "bigint":
+		return int64(binary.BigEndian.Uint64(id[8:]))
+	case "timeuuid", "uuid":
+		return gocql.UUID(id)
+	default:
+		b := make([]byte, 16)
+		copy(b, id[:])
+		return b
+	}
+}
+
+// Key is the value of a view's key columns, in the order the view declares them.
+type Key []any
+
+// validate checks that k fits a view with n key columns and has no empty value.
+func (k Key) validate(n int) error {
+	if len(k) != n {
+		return fmt.Errorf("%w: %d value(s) for %d key column(s)", ErrBadKey, len(k), n)
+	}
+	for i, v := range k {
+		if isEmptyKeyValue(v) {
+			return fmt.Errorf("%w: key value %d is empty", ErrBadKey, i)
+		}
+	}
+	return nil
+}
+
+func isEmptyKeyValue(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case []byte:
+		return len(x) == 0
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
+		return rv.IsNil() || (rv.Kind() != reflect.Pointer && rv.Kind() != reflect.Interface && rv.Len() == 0)
+	}
+	return false
+}
+
+// encode appends a stable text form of k, used in memory only: cache and
+// coalescing keys, and (hashed) in cursors.
+func (k Key) encode(b []byte) []byte {
+	for i, v := range k {
+		if i > 0 {
+			b = append(b, 0)
+		}
+		switch x := v.(type) {
+		case string:
+			b = append(b, x...)
+		case int64:
+			b = strconv.AppendInt(b, x, 10)
+		case int:
+			b = strconv.AppendInt(b, int64(x), 10)
+		case []byte:
+			b = append(b, x...)
+		default:
+			b = fmt.Append(b, x)
+		}
+	}
+	return b
+}
+
+// valueSize estimates the bytes a bound value takes on the wire, for batch sizing
+// and partition-size tracking.
+func valueSize(v reflect.Value) int {
+	switch v.Kind() {
+	case reflect.String:
+		return v.Len()
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return v.Len()
+		}
+		n := 0
+		for i := range v.Len() {
+			n += valueSize(v.Index(i))
+		}
+		return n
+	case reflect.Array:
+		return v.Len() * int(v.Type().Elem().Size())
+	case reflect.Map:
+		n := 0
+		it := v.MapRange()
+		for it.Next() {
+			n += valueSize(it.Key()) + valueSize(it.Value())
+		}
+		return n
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return 0
+		}
+		return valueSize(v.Elem())
+	default:
+		return int(v.Type().Size())
+	}
+}
+
+// oversized reports whether a string or byte value exceeds max.
+func oversized(v reflect.Value, max int) bool {
+	switch v.Kind() {
+	case reflect.String:
+		return v.Len() > max
+	case reflect.Slice, reflect.Map:
+		return valueSize(v) > max
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil() && oversized(v.Elem(), max)
+	}
+	return false
+}

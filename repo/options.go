@@ -1,0 +1,119 @@
+package repo
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/metrics"
+)
+
+// Options are the repository's optional settings. The zero value is usable: New
+// fills defaults on its own copy and validates the result.
+type Options struct {
+	// Consistency of reads and writes unless a call overrides it. Default LOCAL_QUORUM.
+	Consistency gocql.Consistency
+	// TTL of written rows; 0 means each view's own TTL (its default_time_to_live).
+	TTL time.Duration
+	// MaxLimit is the largest page a read may ask for. Default 1000.
+	MaxLimit int
+	// MaxValueBytes caps every string or blob value written. Default 1 MiB.
+	MaxValueBytes int
+	// MaxLookback stops read walks that far before the read's start. 0: no such floor.
+	MaxLookback time.Duration
+	// EmptyBucketBudget stops a walk without presence-index entries after that many
+	// consecutive empty buckets. Default 64.
+	EmptyBucketBudget int
+	// ProbeAfter is the number of consecutive empty buckets after which such a
+	// walk probes ahead in parallel. Default 3.
+	ProbeAfter int
+	// ProbeConcurrency bounds the parallel probes of one walk. Default 8.
+	ProbeConcurrency int
+	// NoPresenceIndex turns the bucket-presence index off for writes and reads.
+	NoPresenceIndex bool
+	// PresenceCacheSize bounds the (view, key, bucket) entries remembered as
+	// written to the presence index. Default 100,000.
+	PresenceCacheSize int
+	// CursorSecret, when set, signs cursors with HMAC-SHA256; unsigned or
+	// tampered cursors are then refused.
+	CursorSecret []byte
+	// Atomic writes all views of an item in one logged batch. Readers then never
+	// see an item in one view and not another, at the price of the batch log: a
+	// second write to a batchlog replica set and roughly twice the latency. Off by
+	// default: idempotent fan-out plus retry reaches the same state.
+	Atomic bool
+	// BatchMaxBytes bounds the payload of each PutMany batch. Default 5 KiB,
+	// Cassandra's batch_size_warn_threshold.
+	BatchMaxBytes int
+	// WriteConcurrency bounds the statements one PutMany sends at once. Default 16.
+	WriteConcurrency int
+	// NoCoalesce turns off the coalescing of identical concurrent reads.
+	NoCoalesce bool
+	// Metrics receives statement, walk, partition and fan-out figures. Optional.
+	Metrics *metrics.Metrics
+	// Logger receives rare events (never errors that are also returned). Optional.
+	Logger *slog.Logger
+	// Now is the clock; default time.Now. Tests inject one.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.Consistency == 0 {
+		o.Consistency = gocql.LocalQuorum
+	}
+	if o.MaxLimit == 0 {
+		o.MaxLimit = 1000
+	}
+	if o.MaxValueBytes == 0 {
+		o.MaxValueBytes = 1 << 20
+	}
+	if o.EmptyBucketBudget == 0 {
+		o.EmptyBucketBudget = 64
+	}
+	if o.ProbeAfter == 0 {
+		o.ProbeAfter = 3
+	}
+	if o.ProbeConcurrency == 0 {
+		o.ProbeConcurrency = 8
+	}
+	if o.PresenceCacheSize == 0 {
+		o.PresenceCacheSize = 100_000
+	}
+	if o.BatchMaxBytes == 0 {
+		o.BatchMaxBytes = 5 << 10
+	}
+	if o.WriteConcurrency == 0 {
+		o.WriteConcurrency = 16
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	o.CursorSecret = append([]byte(nil), o.CursorSecret...)
+	return o
+}
+
+// Validate reports the first invalid setting.
+func (o Options) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrBadOptions}, args...)...)
+	}
+	switch {
+	case o.TTL < 0:
+		return bad("negative TTL %v", o.TTL)
+	case o.TTL%time.Second != 0:
+		return bad("TTL %v is not whole seconds", o.TTL)
+	case o.MaxLimit < 0, o.MaxValueBytes < 0, o.EmptyBucketBudget < 0, o.ProbeAfter < 0,
+		o.ProbeConcurrency < 0, o.PresenceCacheSize < 0, o.BatchMaxBytes < 0, o.WriteConcurrency < 0:
+		return bad("negative size or count")
+	case o.MaxLookback < 0:
+		return bad("negative MaxLookback %v", o.MaxLookback)
+	case len(o.CursorSecret) > 0 && len(o.CursorSecret) < 16:
+		return bad("CursorSecret shorter than 16 bytes")
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/gocql/gocql"
+)
+
+// PutMany writes many items to every view. Rows of one partition are grouped into
+// single-partition unlogged batches whose payload stays under
+// Options.BatchMaxBytes; no batch ever spans partitions (that would make one
+// coordinator wait on many replica sets). Groups are written concurrently, at most
+// Options.WriteConcurrency at once. All items are validated before anything is
+// sent. On failure the *PutError names the views with at least one failed group;
+// calling PutMany again with the same items completes them.
+func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) error {
+	cfg, err := r.writeConfig(opts)
+	if err != nil {
+		return err
+	}
+	var rows []row
+	for i := range items {
+		rs, err := r.rowsOf(&items[i])
+		if err != nil {
+			return fmt.Errorf("repo: put many: item %d: %w", i, err)
+		}
+		rows = append(rows, rs...)
+	}
+	jobs := r.planBatches(rows)
+	errs := make([]error, len(jobs))
+	sem := make(chan struct{}, r.opts.WriteConcurrency)
+	var wg sync.WaitGroup
+	for i, job := range jobs {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			errs[i] = ctx.Err()
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = r.writeGroup(ctx, job, cfg)
+		})
+	}
+	wg.Wait()
+	return r.manyResult(jobs, errs)
+}
+
+// planBatches groups rows by view and partition, then cuts each group into
+// batches under the size limit, in a deterministic order.
+func (r *Repo[T]) planBatches(rows []row) [][]row {
+	type gk struct{ view, part string }
+	groups := map[gk][]row{}
+	var order []gk
+	for _, rw := range rows {
+		k := gk{rw.v.spec.Name, rw.partKey}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], rw)
+	}
+	var jobs [][]row
+	for _, k := range order {
+		g := groups[k]
+		start, size := 0, 0
+		for i, rw := range g {
+			if i > start && size+rw.bytes > r.opts.BatchMaxBytes {
+				jobs = append(jobs, g[start:i])
+				start, size = i, 0
+			}
+			size += rw.bytes
+		}
+		jobs = append(jobs, g[start:])
+	}
+	return jobs
+}
+
+// writeGroup writes rows of one partition: one statement, or one unlogged batch.
+func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) error {
+	first := rows[0]
+	ttl, pttl := cfg.ttlOf(first.v)
+	if r.needsPresence(first) {
+		if err := r.exec(ctx, first.v.spec.PresenceTable(), "insert", first.v.stmts.presenceInsert.cql, cfg.consistency, first.presenceArgs(pttl, cfg.timestamp)); err != nil {
+			return fmt.Errorf("presence index: %w", err)
+		}
+		r.presence.add(first.v.spec.Name, first.partKey)
+	}
+	var err error
+	if len(rows) == 1 {
+		err = r.exec(ctx, first.v.spec.Name, "insert", first.v.stmts.insert.cql, cfg.consistency, first.insertArgs(ttl, cfg.timestamp))
+	} else {
+		b := r.session.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
+		b.Cons = cfg.consistency
+		for _, rw := range rows {
+			b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: rw.v.stmts.insert.cql, Args: rw.insertArgs(ttl, cfg.timestamp), Idempotent: true})
+		}
+		if m := r.opts.Metrics; m != nil {
+			b = b.Observer(m.Statement(first.v.spec.Name, "batch", cfg.consistency))
+		}
+		if err = r.session.ExecuteBatch(b); err != nil {
+			err = fmt.Errorf("batch %s: %w", first.v.spec.Name, err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if m := r.opts.Metrics; m != nil {
+		bytes := 0
+		for _, rw := range rows {
+			bytes += rw.bytes
+		}
+		m.PartitionWrite(first.v.spec.Name, first.partKey, len(rows), bytes)
+	}
+	return nil
+}
+
+func (r *Repo[T]) manyResult(jobs [][]row, errs []error) error {
+	failed := map[string]error{}
+	written := map[string]bool{}
+	for i, err := range errs {
+		name := jobs[i][0].v.spec.Name
+		if err != nil {
+			if _, seen := failed[name]; !seen {
+				failed[name] = err
+			}
+		} else {
+			written[name] = true
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	pe := &PutError{}
+	for name, err := range failed {
+		pe.Failed = append(pe.Failed, ViewError{View: name, Err: err})
+		delete(written, name)
+		if m := r.opts.Metrics; m != nil {
+			m.FanoutFailure(name)
+		}
+	}
+	for name := range written {
+		pe.Written = append(pe.Written, name)
+	}
+	sort.Strings(pe.Written)
+	sort.Slice(pe.Failed, func(i, j int) bool { return pe.Failed[i].View < pe.Failed[j].View })
+	return pe
+}

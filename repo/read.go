@@ -1,0 +1,150 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strconv"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// Direction is the order of a read.
+type Direction int8
+
+const (
+	// NewestFirst reads from the newest item back: feeds, "latest N", history pages.
+	NewestFirst Direction = iota
+	// OldestFirst reads forward in time: charts, exports, replays.
+	OldestFirst
+)
+
+func (d Direction) String() string {
+	if d == OldestFirst {
+		return "oldest-first"
+	}
+	return "newest-first"
+}
+
+// Query describes one page of a read of a view.
+type Query struct {
+	View      string
+	Key       Key
+	Limit     int
+	Direction Direction
+	// From and To bound the read to items with From <= time < To; zero values
+	// leave that side open.
+	From, To time.Time
+	// Cursor continues a previous read: pass the Page.Cursor of the previous page
+	// with the same View, Key, Direction, From and To.
+	Cursor string
+	// Consistency overrides the repository default for this read.
+	Consistency gocql.Consistency
+}
+
+// ReadStats describes the work one page took.
+type ReadStats struct {
+	Buckets      int  // view partitions queried
+	EmptyBuckets int  // of those, how many held nothing in range
+	Queries      int  // statements sent, including presence-index reads
+	Rows         int  // rows returned
+	Coalesced    bool // served by another identical read in flight
+}
+
+// Page is one page of a read.
+type Page[T any] struct {
+	Items []T
+	// Cursor continues the read after the last item; "" when the walk reached its
+	// floor (or ceiling) and there is nothing more to read.
+	Cursor string
+	Stats  ReadStats
+}
+
+// Latest returns the newest limit items of key in view.
+func (r *Repo[T]) Latest(ctx context.Context, view string, key Key, limit int) (Page[T], error) {
+	return r.Read(ctx, Query{View: view, Key: key, Limit: limit})
+}
+
+// Range returns up to limit items of key with from <= time < to, in direction dir.
+func (r *Repo[T]) Range(ctx context.Context, view string, key Key, from, to time.Time, dir Direction, limit int) (Page[T], error) {
+	return r.Read(ctx, Query{View: view, Key: key, Limit: limit, Direction: dir, From: from, To: to})
+}
+
+// Read returns one page of q. Identical concurrent reads are coalesced.
+func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
+	w, err := r.plan(q)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	if r.opts.NoCoalesce {
+		return w.run(ctx)
+	}
+	p, coalesced, err := r.flights.do(ctx, w.flightKey(), func() (Page[T], error) { return w.run(ctx) })
+	if coalesced && err == nil && r.opts.Metrics != nil {
+		r.opts.Metrics.Coalesced(q.View)
+	}
+	return p, err
+}
+
+// All iterates over every item of q from its cursor (or start) to the end, reading
+// pages of q.Limit items. It stops at the first error, which it yields.
+func (r *Repo[T]) All(ctx context.Context, q Query) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for {
+			p, err := r.Read(ctx, q)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, it := range p.Items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if p.Cursor == "" {
+				return
+			}
+			q.Cursor = p.Cursor
+		}
+	}
+}
+
+func (w *walk[T]) flightKey() string {
+	q := w.q
+	b := make([]byte, 0, 96)
+	b = append(b, q.View...)
+	b = append(b, 0)
+	b = q.Key.encode(b)
+	b = append(b, 0, byte(q.Direction), byte(w.cl))
+	b = strconv.AppendInt(b, q.From.UnixNano(), 10)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, q.To.UnixNano(), 10)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(q.Limit), 10)
+	b = append(b, 0)
+	b = append(b, q.Cursor...)
+	return string(b)
+}
+
+// validateQuery checks everything about q that needs no database.
+func (r *Repo[T]) validateQuery(q Query) (*view, error) {
+	v, err := r.view(q.View)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.Key.validate(len(v.spec.Key)); err != nil {
+		return nil, err
+	}
+	if q.Limit < 1 || q.Limit > r.opts.MaxLimit {
+		return nil, fmt.Errorf("%w: %d not in [1, %d]", ErrBadLimit, q.Limit, r.opts.MaxLimit)
+	}
+	if q.Direction != NewestFirst && q.Direction != OldestFirst {
+		return nil, fmt.Errorf("%w: unknown direction %d", ErrBadRange, q.Direction)
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
+		return nil, fmt.Errorf("%w: from %v is not before to %v", ErrBadRange, q.From, q.To)
+	}
+	return v, nil
+}

@@ -1,0 +1,191 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/gocql/gocql"
+	"github.com/scylladb/go-reflectx"
+
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// Repo stores items of type T in a set of views. T is a struct whose fields map to
+// the views' columns by `db` tags (gocqlx conventions). A Repo is safe for
+// concurrent use.
+type Repo[T any] struct {
+	session  *gocql.Session
+	keyspace string
+	opts     Options
+	mapper   *reflectx.Mapper
+	views    map[string]*view
+	order    []*view // views sorted by name: deterministic fan-out order
+	presence *presenceCache
+	flights  *flightGroup[T]
+}
+
+// view is one schema.View with everything derived from it once.
+type view struct {
+	spec      schema.View
+	table     string   // keyspace.name
+	columns   []string // item columns: key..., id, values...
+	keyPaths  [][]int  // field traversals of the key columns
+	idPath    []int
+	colPaths  [][]int // traversals of columns, same order as columns
+	stmts     statements
+	ttl       int // seconds, the effective default TTL of writes
+	presTTL   int // seconds, TTL of presence entries (outlives the bucket's rows)
+}
+
+// Open checks the views' bucket schemes against the metadata stored in the
+// keyspace (recording them the first time) and returns the repository. A view
+// whose stored scheme differs from its spec is an error (schema.ErrSchemeMismatch):
+// reading it with another scheme would silently miss older data.
+func Open[T any](ctx context.Context, session *gocql.Session, keyspace string, views []schema.View, opts Options) (*Repo[T], error) {
+	r, err := New[T](session, keyspace, views, opts)
+	if err != nil {
+		return nil, err
+	}
+	specs := make([]schema.View, len(r.order))
+	for i, v := range r.order {
+		specs[i] = v.spec
+	}
+	if err := schema.RegisterViews(ctx, session, keyspace, specs); err != nil {
+		return nil, fmt.Errorf("repo: check view schemes: %w", err)
+	}
+	return r, nil
+}
+
+// New builds a repository without touching the database. Callers that do not use
+// Open must check the stored schemes themselves (schema.RegisterViews).
+func New[T any](session *gocql.Session, keyspace string, views []schema.View, opts Options) (*Repo[T], error) {
+	if session == nil {
+		return nil, fmt.Errorf("%w: nil session", ErrBadOptions)
+	}
+	if err := schema.ValidateIdentifier(keyspace); err != nil {
+		return nil, fmt.Errorf("repo: keyspace: %w", err)
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if len(views) == 0 {
+		return nil, fmt.Errorf("%w: no views", ErrBadOptions)
+	}
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%w: %s is not a struct", ErrBadItem, t)
+	}
+	opts = opts.withDefaults()
+	r := &Repo[T]{
+		session:  session,
+		keyspace: keyspace,
+		opts:     opts,
+		mapper:   newMapper(),
+		views:    make(map[string]*view, len(views)),
+		presence: newPresenceCache(opts.PresenceCacheSize),
+		flights:  newFlightGroup[T](),
+	}
+	if err := r.checkReservedFields(t); err != nil {
+		return nil, err
+	}
+	for _, spec := range views {
+		v, err := r.newView(t, spec)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := r.views[v.spec.Name]; dup {
+			return nil, fmt.Errorf("%w: view %s given twice", ErrBadOptions, v.spec.Name)
+		}
+		r.views[v.spec.Name] = v
+		r.order = append(r.order, v)
+	}
+	sort.Slice(r.order, func(i, j int) bool { return r.order[i].spec.Name < r.order[j].spec.Name })
+	if findings := schema.Lint(viewSpecs(r.order)); len(findings) > 0 {
+		msgs := make([]string, len(findings))
+		for i, f := range findings {
+			msgs[i] = f.View + ": " + f.Message
+		}
+		return nil, fmt.Errorf("%w: schema lint: %s", ErrBadOptions, strings.Join(msgs, "; "))
+	}
+	return r, nil
+}
+
+func viewSpecs(vs []*view) []schema.View {
+	specs := make([]schema.View, len(vs))
+	for i, v := range vs {
+		specs[i] = v.spec
+	}
+	return specs
+}
+
+func (r *Repo[T]) checkReservedFields(t reflect.Type) error {
+	for name := range r.mapper.TypeMap(t).Names {
+		if strings.HasPrefix(name, "tsb_") {
+			return fmt.Errorf("%w: field %q uses the reserved prefix tsb_", ErrBadItem, name)
+		}
+	}
+	return nil
+}
+
+func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
+	}
+	v := &view{spec: spec, table: r.keyspace + "." + spec.Name}
+	for _, c := range spec.Key {
+		v.columns = append(v.columns, c.Name)
+	}
+	v.columns = append(v.columns, spec.ID.Name)
+	for _, c := range spec.Values {
+		v.columns = append(v.columns, c.Name)
+	}
+	paths, err := fieldPaths(r.mapper, t, v.columns)
+	if err != nil {
+		return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
+	}
+	v.colPaths = paths
+	v.keyPaths = paths[:len(spec.Key)]
+	v.idPath = paths[len(spec.Key)]
+	if v.stmts, err = buildStatements(r.keyspace, spec, v.columns); err != nil {
+		return nil, err
+	}
+	ttl := r.opts.TTL
+	if ttl == 0 {
+		ttl = spec.TTL
+	}
+	v.ttl = int(ttl.Seconds())
+	if v.ttl > 0 && spec.Bucketed() {
+		v.presTTL = v.ttl + int(spec.Scheme.Width().Seconds())
+	}
+	return v, nil
+}
+
+// view returns the named view or ErrUnknownView.
+func (r *Repo[T]) view(name string) (*view, error) {
+	v, ok := r.views[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownView, name)
+	}
+	return v, nil
+}
+
+// Views returns the names of the repository's views, sorted.
+func (r *Repo[T]) Views() []string {
+	names := make([]string, len(r.order))
+	for i, v := range r.order {
+		names[i] = v.spec.Name
+	}
+	return names
+}
+
+// consistency picks the per-call level or the repository default.
+func (r *Repo[T]) consistency(c gocql.Consistency) gocql.Consistency {
+	if c == 0 {
+		return r.opts.Consistency
+	}
+	return c
+}

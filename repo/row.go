@@ -1,0 +1,129 @@
+package repo
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+
+	"github.com/scylladb/go-reflectx"
+
+	"github.com/tsbucket/tsbucket/bucket"
+)
+
+// row is one item as one view stores it: everything a write needs, derived and
+// validated before any statement is sent.
+type row struct {
+	v       *view
+	item    reflect.Value
+	id      bucket.ID
+	bucket  bucket.Bucket
+	key     Key
+	partKey string // view key and bucket, for grouping and the presence cache
+	bytes   int    // estimated payload
+}
+
+// rowsOf derives the rows of item for every view, or the first reason it cannot be
+// written. Nothing is sent when this fails.
+func (r *Repo[T]) rowsOf(item *T) ([]row, error) {
+	if item == nil {
+		return nil, fmt.Errorf("%w: nil item", ErrBadItem)
+	}
+	iv := reflect.ValueOf(item).Elem()
+	rows := make([]row, 0, len(r.order))
+	for _, v := range r.order {
+		rw, err := r.rowOf(v, iv)
+		if err != nil {
+			return nil, fmt.Errorf("view %s: %w", v.spec.Name, err)
+		}
+		rows = append(rows, rw)
+	}
+	return rows, nil
+}
+
+func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
+	rw := row{v: v, item: iv}
+	id, err := idFromValue(v.spec.Kind, reflectx.FieldByIndexesReadOnly(iv, v.idPath))
+	if err != nil {
+		return rw, err
+	}
+	rw.id = id
+	if v.spec.Bucketed() {
+		if rw.bucket, err = v.spec.Scheme.OfID(v.spec.Kind, id); err != nil {
+			return rw, fmt.Errorf("%w: %w", ErrBadID, err)
+		}
+	}
+	rw.key = make(Key, len(v.keyPaths))
+	for i, p := range v.keyPaths {
+		rw.key[i] = reflectx.FieldByIndexesReadOnly(iv, p).Interface()
+	}
+	if err := rw.key.validate(len(v.keyPaths)); err != nil {
+		return rw, err
+	}
+	for i, p := range v.colPaths {
+		f := reflectx.FieldByIndexesReadOnly(iv, p)
+		if oversized(f, r.opts.MaxValueBytes) {
+			return rw, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.MaxValueBytes)
+		}
+		rw.bytes += valueSize(f)
+	}
+	rw.partKey = partitionKey(rw.key, v.spec.Bucketed(), rw.bucket)
+	return rw, nil
+}
+
+func partitionKey(k Key, bucketed bool, b bucket.Bucket) string {
+	buf := k.encode(make([]byte, 0, 32))
+	if bucketed {
+		buf = append(buf, 0)
+		buf = strconv.AppendInt(buf, int64(b), 10)
+	}
+	return string(buf)
+}
+
+// writeArgs binds the view's insert statement for this row.
+func (rw row) insertArgs(ttl int, ts int64) []any {
+	names := rw.v.stmts.insert.names
+	args := make([]any, len(names))
+	for i, name := range names {
+		switch {
+		case i < len(rw.v.colPaths):
+			args[i] = reflectx.FieldByIndexesReadOnly(rw.item, rw.v.colPaths[i]).Interface()
+		case name == bindTTL:
+			args[i] = ttl
+		case name == bindTS:
+			args[i] = ts
+		default: // the bucket column
+			args[i] = int64(rw.bucket)
+		}
+	}
+	return args
+}
+
+// keyArgs are the values of the full primary key, as delete binds them.
+func (rw row) deleteArgs(ts int64) []any {
+	args := make([]any, 0, len(rw.key)+3)
+	args = append(args, ts)
+	args = append(args, rw.key...)
+	if rw.v.spec.Bucketed() {
+		args = append(args, int64(rw.bucket))
+	}
+	return append(args, idToCQL(rw.v.spec.ID.Type, rw.id))
+}
+
+// presenceArgs bind the presence-index insert of this row's (key, bucket).
+func (rw row) presenceArgs(ttl int, ts int64) []any {
+	names := rw.v.stmts.presenceInsert.names
+	args := make([]any, len(names))
+	for i, name := range names {
+		switch {
+		case i < len(rw.key):
+			args[i] = rw.key[i]
+		case name == bindTTL:
+			args[i] = ttl
+		case name == bindTS:
+			args[i] = ts
+		default: // the bucket column
+			args[i] = int64(rw.bucket)
+		}
+	}
+	return args
+}
