@@ -22,6 +22,9 @@ var (
 	ErrNotReady = errors.New("localcluster: node not ready")
 	// ErrExited means a node's JVM exited while it was expected to run.
 	ErrExited = errors.New("localcluster: node process exited")
+	// ErrPortBusy means a port a node needs is taken, usually by a Cassandra
+	// started outside this package.
+	ErrPortBusy = errors.New("localcluster: port in use")
 	// ErrStopped means the cluster was already stopped.
 	ErrStopped = errors.New("localcluster: cluster stopped")
 	// ErrNoNode means a node index is out of range.

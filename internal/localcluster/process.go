@@ -1,7 +1,6 @@
 package localcluster
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -83,10 +82,6 @@ func (p *proc) kill() {
 	p.signal(syscall.SIGKILL)
 	<-p.done
 }
-
-// ErrPortBusy means a port a node needs is taken, usually by a Cassandra
-// started outside this package.
-var ErrPortBusy = errors.New("localcluster: port in use")
 
 // checkPorts fails when something already listens where node n must; else a
 // readiness probe could be answered by a stranger's Cassandra.
