@@ -81,42 +81,39 @@ func lintView(v View) []Finding {
 // literals and quoted identifiers are skipped, so a value that happens to
 // read "allow filtering" is not a match. The error wraps ErrAllowFiltering.
 func LintStatement(cql string) error {
-	words := statementWords(cql)
-	for i := 0; i+1 < len(words); i++ {
-		if words[i] == "allow" && words[i+1] == "filtering" {
-			return fmt.Errorf("%w: %q scans every partition; model a view keyed for this query", ErrAllowFiltering, cql)
-		}
+	if hasAllowFiltering(cql) {
+		return fmt.Errorf("%w: %q scans every partition; model a view keyed for this query", ErrAllowFiltering, cql)
 	}
 	return nil
 }
 
-// statementWords returns the lower-cased bare words of a statement,
-// outside literals and comments. Unterminated literals end the scan: the
-// server would refuse such a statement anyway.
-func statementWords(cql string) []string {
-	var words []string
-	var word strings.Builder
-	end := func() {
-		if word.Len() > 0 {
-			words = append(words, strings.ToLower(word.String()))
-			word.Reset()
-		}
-	}
+// hasAllowFiltering scans the bare words of a statement, outside literals
+// and comments, without allocating. An unterminated literal ends the scan:
+// the server refuses such a statement anyway.
+func hasAllowFiltering(cql string) bool {
+	prevAllow := false // the previous bare word was ALLOW
 	for i := 0; i < len(cql); {
+		if isWordByte(cql[i]) {
+			j := i
+			for j < len(cql) && isWordByte(cql[j]) {
+				j++
+			}
+			word := cql[i:j]
+			if prevAllow && strings.EqualFold(word, "filtering") {
+				return true
+			}
+			prevAllow = strings.EqualFold(word, "allow")
+			i = j
+			continue
+		}
 		n, keep, err := scanToken(cql[i:])
 		if err != nil {
-			break
+			return false
 		}
-		if n == 1 && isWordByte(cql[i]) {
-			word.WriteByte(cql[i])
-		} else {
-			end()
-			if keep != "" && keep[0] != ' ' && keep[0] != '\n' && n > 1 {
-				words = append(words, "\x00") // a literal separates words
-			}
+		if n > 1 && keep != "" && keep != " " && keep != "\n" {
+			prevAllow = false // a literal stands between the words
 		}
 		i += n
 	}
-	end()
-	return words
+	return false
 }
