@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"errors"
 
 	"github.com/gocql/gocql"
 )
@@ -45,33 +44,54 @@ func ErrorClass(err error) string {
 	return errorClasses[errorClassIndex(err)]
 }
 
+// errorClassIndex walks err's chain (as errors.Is does) with type switches
+// rather than errors.As, which would allocate its targets on every failure.
 func errorClassIndex(err error) int {
-	var (
-		writeTimeout *gocql.RequestErrWriteTimeout
-		readTimeout  *gocql.RequestErrReadTimeout
-		unavailable  *gocql.RequestErrUnavailable
-		writeFailure *gocql.RequestErrWriteFailure
-		readFailure  *gocql.RequestErrReadFailure
-		request      gocql.RequestError
-	)
-	switch {
-	case errors.Is(err, context.Canceled):
-		return classCanceled
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, gocql.ErrTimeoutNoResponse),
-		errors.As(err, &writeTimeout), errors.As(err, &readTimeout):
-		return classTimeout
-	case errors.As(err, &unavailable):
-		return classUnavailable
-	case errors.As(err, &writeFailure):
-		return classWriteFailure
-	case errors.As(err, &readFailure):
-		return classReadFailure
-	case errors.As(err, &request):
-		// Overloaded has no type of its own in gocql: it arrives as a plain
-		// error frame, recognisable only by its protocol code.
-		return classOfCode(request.Code())
+	for err != nil {
+		if class, ok := classOf(err); ok {
+			return class
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if class := errorClassIndex(e); class != classOther {
+					return class
+				}
+			}
+			return classOther
+		default:
+			return classOther
+		}
 	}
 	return classOther
+}
+
+// classOf classifies err itself, without unwrapping; ok is false when err
+// says nothing and its cause should be looked at.
+func classOf(err error) (class int, ok bool) {
+	switch e := err.(type) {
+	case *gocql.RequestErrWriteTimeout, *gocql.RequestErrReadTimeout:
+		return classTimeout, true
+	case *gocql.RequestErrUnavailable:
+		return classUnavailable, true
+	case *gocql.RequestErrWriteFailure:
+		return classWriteFailure, true
+	case *gocql.RequestErrReadFailure:
+		return classReadFailure, true
+	case gocql.RequestError:
+		// Overloaded has no type of its own in gocql: it arrives as a plain
+		// error frame, recognisable only by its protocol code.
+		return classOfCode(e.Code()), true
+	}
+	switch err {
+	case context.Canceled:
+		return classCanceled, true
+	case context.DeadlineExceeded, gocql.ErrTimeoutNoResponse:
+		return classTimeout, true
+	}
+	return 0, false
 }
 
 func classOfCode(code int) int {

@@ -162,7 +162,7 @@ func (p *partitions) write(table, partition string, rows, bytes int64) {
 			t.crossings[th.index].Inc()
 			p.log.LogAttrs(context.Background(), th.logLevel, "tsbucket: partition crossed a size threshold",
 				slog.String("table", table), slog.String("partition", partition),
-				slog.String("dimension", th.dimension), slog.String("level", th.level),
+				slog.String("dimension", th.dimension), slog.String("crossed", th.level),
 				slog.Int64("threshold", th.value), slog.Int64("rows", gotRows), slog.Int64("bytes", gotBytes))
 		}
 	}

@@ -41,7 +41,10 @@ func parseTombstones(s string) (int64, bool) {
 	}
 	digits := m[1] + m[2] // exactly one group matched
 	n, err := strconv.ParseInt(digits, 10, 64)
-	return n, err == nil
+	if err != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 type tombstoneVecs struct {

@@ -1,0 +1,100 @@
+package metrics
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+func BenchmarkStatementObserveQuery(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	ctx := context.Background()
+	q := observed(2*time.Millisecond, 0, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Statement("messages_by_channel", "insert", gocql.LocalQuorum).ObserveQuery(ctx, q)
+	}
+}
+
+func BenchmarkStatementObserveError(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	ctx := context.Background()
+	q := observed(2*time.Millisecond, 1, &gocql.RequestErrWriteTimeout{})
+	obs := m.Statement("messages_by_channel", "insert", gocql.LocalQuorum)
+	b.ReportAllocs()
+	for b.Loop() {
+		obs.ObserveQuery(ctx, q)
+	}
+}
+
+func BenchmarkReadWalk(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		m.ReadWalk("messages_by_channel", 3, 1, 50, 2)
+	}
+}
+
+func BenchmarkPartitionWriteSame(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		m.PartitionWrite("messages_by_channel", "channel-42/bucket-20574", 1, 200)
+	}
+}
+
+// BenchmarkPartitionWriteDistinct writes a new partition every time, so the
+// full sketch evicts on every call (the key conversion is one of the allocs).
+func BenchmarkPartitionWriteDistinct(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	buf := make([]byte, 0, 32)
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = strconv.AppendInt(append(buf[:0], "sensor-"...), int64(i), 10)
+		m.PartitionWrite("readings_by_sensor", string(buf), 1, 100)
+		i++
+	}
+}
+
+// BenchmarkPartitionMemory5M writes 5 million distinct partitions per
+// iteration and reports the heap retained afterwards (after a GC), which stays
+// at the sketch's size whatever the number of keys. Run with -benchtime=1x.
+func BenchmarkPartitionMemory5M(b *testing.B) {
+	const keys = 5_000_000
+	b.ReportAllocs()
+	for b.Loop() {
+		before := heapInUse()
+		m, _ := newTestMetrics(b, Config{})
+		buf := make([]byte, 0, 32)
+		for i := range keys {
+			buf = strconv.AppendInt(append(buf[:0], "sensor-"...), int64(i), 10)
+			m.PartitionWrite("readings_by_sensor", string(buf), 1, 100)
+		}
+		retained := heapInUse() - before
+		b.ReportMetric(float64(retained), "retained-bytes")
+		b.ReportMetric(float64(m.partitions.table("readings_by_sensor").sketch.len()), "tracked-partitions")
+		runtime.KeepAlive(m)
+	}
+}
+
+func BenchmarkServerWarnings(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	w := []string{"Read 10 live rows and 1990 tombstone cells for query SELECT * FROM chat.messages_by_channel WHERE channel_id = 7 AND bucket = 20574 LIMIT 50; token 8413089589345688709 (see tombstone_warn_threshold)"}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.ServerWarnings("messages_by_channel", w)
+	}
+}
+
+func BenchmarkErrorClass(b *testing.B) {
+	err := error(&gocql.RequestErrUnavailable{})
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = ErrorClass(err)
+	}
+}

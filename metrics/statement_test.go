@@ -1,0 +1,128 @@
+package metrics
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func observed(d time.Duration, attempt int, err error) gocql.ObservedQuery {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return gocql.ObservedQuery{Start: start, End: start.Add(d), Attempt: attempt, Err: err}
+}
+
+func TestStatementObserver(t *testing.T) {
+	m, reg := newTestMetrics(t, Config{LatencyBuckets: []float64{0.001, 0.01, 0.1}})
+	ctx := context.Background()
+	ins := m.Statement("messages_by_channel", "insert", gocql.LocalQuorum)
+	ins.ObserveQuery(ctx, observed(2*time.Millisecond, 0, nil))
+	ins.ObserveQuery(ctx, observed(50*time.Millisecond, 0, &gocql.RequestErrWriteTimeout{}))
+	ins.ObserveQuery(ctx, observed(500*time.Microsecond, 1, nil)) // the retry succeeded
+	batch := m.Statement("messages_by_channel", "batch", gocql.LocalQuorum)
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	batch.ObserveBatch(ctx, gocql.ObservedBatch{Start: start, End: start.Add(3 * time.Millisecond)})
+
+	want := `
+# HELP tsbucket_cql_statement_attempts_total CQL requests sent: every attempt of every statement, every page of a read.
+# TYPE tsbucket_cql_statement_attempts_total counter
+tsbucket_cql_statement_attempts_total{operation="batch",table="messages_by_channel"} 1
+tsbucket_cql_statement_attempts_total{operation="insert",table="messages_by_channel"} 3
+# HELP tsbucket_cql_statement_retries_total CQL requests that were retries of an earlier attempt (driver attempt > 0).
+# TYPE tsbucket_cql_statement_retries_total counter
+tsbucket_cql_statement_retries_total{operation="batch",table="messages_by_channel"} 0
+tsbucket_cql_statement_retries_total{operation="insert",table="messages_by_channel"} 1
+# HELP tsbucket_cql_statement_duration_seconds Latency of one CQL request (one attempt, one page) as seen by the driver.
+# TYPE tsbucket_cql_statement_duration_seconds histogram
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="error",table="messages_by_channel",le="0.001"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="error",table="messages_by_channel",le="0.01"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="error",table="messages_by_channel",le="0.1"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="error",table="messages_by_channel",le="+Inf"} 0
+tsbucket_cql_statement_duration_seconds_sum{consistency="LOCAL_QUORUM",operation="batch",outcome="error",table="messages_by_channel"} 0
+tsbucket_cql_statement_duration_seconds_count{consistency="LOCAL_QUORUM",operation="batch",outcome="error",table="messages_by_channel"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="success",table="messages_by_channel",le="0.001"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="success",table="messages_by_channel",le="0.01"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="success",table="messages_by_channel",le="0.1"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="success",table="messages_by_channel",le="+Inf"} 1
+tsbucket_cql_statement_duration_seconds_sum{consistency="LOCAL_QUORUM",operation="batch",outcome="success",table="messages_by_channel"} 0.003
+tsbucket_cql_statement_duration_seconds_count{consistency="LOCAL_QUORUM",operation="batch",outcome="success",table="messages_by_channel"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="error",table="messages_by_channel",le="0.001"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="error",table="messages_by_channel",le="0.01"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="error",table="messages_by_channel",le="0.1"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="error",table="messages_by_channel",le="+Inf"} 1
+tsbucket_cql_statement_duration_seconds_sum{consistency="LOCAL_QUORUM",operation="insert",outcome="error",table="messages_by_channel"} 0.05
+tsbucket_cql_statement_duration_seconds_count{consistency="LOCAL_QUORUM",operation="insert",outcome="error",table="messages_by_channel"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="success",table="messages_by_channel",le="0.001"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="success",table="messages_by_channel",le="0.01"} 2
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="success",table="messages_by_channel",le="0.1"} 2
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="success",table="messages_by_channel",le="+Inf"} 2
+tsbucket_cql_statement_duration_seconds_sum{consistency="LOCAL_QUORUM",operation="insert",outcome="success",table="messages_by_channel"} 0.0025
+tsbucket_cql_statement_duration_seconds_count{consistency="LOCAL_QUORUM",operation="insert",outcome="success",table="messages_by_channel"} 2
+`
+	names := []string{"tsbucket_cql_statement_attempts_total", "tsbucket_cql_statement_retries_total",
+		"tsbucket_cql_statement_duration_seconds"}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestStatementObserverErrorClasses(t *testing.T) {
+	m, reg := newTestMetrics(t, Config{})
+	sel := m.Statement("readings_by_sensor", "select", gocql.One)
+	ctx := context.Background()
+	for _, err := range []error{&gocql.RequestErrReadTimeout{}, context.DeadlineExceeded,
+		&gocql.RequestErrUnavailable{}, requestError{gocql.ErrCodeOverloaded}, context.Canceled} {
+		sel.ObserveQuery(ctx, observed(time.Millisecond, 0, err))
+	}
+	want := `
+# HELP tsbucket_cql_errors_total Failed CQL requests by error class.
+# TYPE tsbucket_cql_errors_total counter
+tsbucket_cql_errors_total{class="canceled",operation="select",table="readings_by_sensor"} 1
+tsbucket_cql_errors_total{class="other",operation="select",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="overloaded",operation="select",table="readings_by_sensor"} 1
+tsbucket_cql_errors_total{class="read_failure",operation="select",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="timeout",operation="select",table="readings_by_sensor"} 2
+tsbucket_cql_errors_total{class="unavailable",operation="select",table="readings_by_sensor"} 1
+tsbucket_cql_errors_total{class="write_failure",operation="select",table="readings_by_sensor"} 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "tsbucket_cql_errors_total"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestStatementIsCached(t *testing.T) {
+	m, _ := newTestMetrics(t, Config{})
+	a := m.Statement("t", "select", gocql.LocalQuorum)
+	if b := m.Statement("t", "select", gocql.LocalQuorum); a != b {
+		t.Error("Statement returned a new observer for the same arguments")
+	}
+	if c := m.Statement("t", "select", gocql.One); a == c {
+		t.Error("Statement returned the same observer for another consistency")
+	}
+}
+
+func TestStatementObserveDoesNotAllocate(t *testing.T) {
+	m, _ := newTestMetrics(t, Config{})
+	ctx := context.Background()
+	ok := observed(time.Millisecond, 0, nil)
+	failed := observed(time.Millisecond, 1, &gocql.RequestErrWriteTimeout{})
+	tests := []struct {
+		name string
+		f    func()
+	}{
+		{"Statement", func() { m.Statement("t", "insert", gocql.LocalQuorum) }},
+		{"ObserveQuery success", func() { m.Statement("t", "insert", gocql.LocalQuorum).ObserveQuery(ctx, ok) }},
+		{"ObserveQuery error", func() { m.Statement("t", "insert", gocql.LocalQuorum).ObserveQuery(ctx, failed) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.f() // first use builds the observer
+			if got := testing.AllocsPerRun(100, tt.f); got != 0 {
+				t.Errorf("allocations per call = %v, want 0", got)
+			}
+		})
+	}
+}
