@@ -221,3 +221,47 @@ func TestKindRange(t *testing.T) {
 		})
 	}
 }
+
+func TestNames(t *testing.T) {
+	want := []string{"snowflake", "snowflake", "timeuuid", "uuidv7", "ulid", "timestamp"}
+	for i, k := range allKinds() {
+		if got := k.Name(); got != want[i] {
+			t.Errorf("%v.Name() = %q, want %q", k, got, want[i])
+		}
+	}
+	if got, want := DiscordSnowflake().String(), "snowflake(epoch=1420070400000,worker=10,seq=12)"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+}
+
+func TestTimestampMakeSaturates(t *testing.T) {
+	var k Timestamp
+	tests := []struct {
+		name string
+		at   time.Time
+		want time.Time
+	}{
+		{"inside", time.Unix(5, 7), time.Unix(5, 7)},
+		{"year 1000", time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC), time.Unix(0, -1<<63)},
+		{"year 3000", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), time.Unix(0, 1<<63-1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := k.Make(tt.at, 9)
+			if got := mustTime(t, k, id); !got.Equal(tt.want) || k.TieBreaker(id) != 9 {
+				t.Errorf("Time(Make) = %v, tie %d, want %v, 9", got, k.TieBreaker(id), tt.want)
+			}
+		})
+	}
+}
+
+func TestTimeUUIDMakeRange(t *testing.T) {
+	if _, err := (TimeUUID{}).Make(time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC), 1, [6]byte{}); !errors.Is(err, ErrBeforeEpoch) {
+		t.Errorf("Make(1500) error = %v, want ErrBeforeEpoch", err)
+	}
+	id, err := TimeUUID{}.Make(time.Date(2024, 3, 5, 0, 0, 0, 0, time.UTC), 0x3fff, [6]byte{1, 2, 3, 4, 5, 6})
+	// Expected value produced by gocql.TimeUUIDWith (gocql v1.7.0).
+	if got, want := (TimeUUID{}).Format(id), "4f3c8000-da83-11ee-bfff-010203040506"; err != nil || got != want {
+		t.Errorf("Make = %s, %v, want %s", got, err, want)
+	}
+}

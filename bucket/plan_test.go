@@ -207,3 +207,13 @@ func TestPlanDefaultsAndTTL(t *testing.T) {
 		t.Errorf("no retention: %+v, %v", res, err)
 	}
 }
+
+func TestPlanBucketsPerReadSaturates(t *testing.T) {
+	res, err := Plan(PlanInput{PeakWritesPerSecond: 1e-9, AvgRowBytes: 1, ReadSize: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := candidateOf(t, res, time.Minute).BucketsPerRead; got != math.MaxInt32 {
+		t.Errorf("BucketsPerRead = %d, want saturation at %d", got, math.MaxInt32)
+	}
+}

@@ -13,7 +13,8 @@ import (
 // SequenceBits of per-millisecond sequence. The layout must leave at least
 // 41 bits of milliseconds (about 69 years); Epoch must be a whole
 // millisecond between years 1 and 9999. Methods of an invalid layout return
-// ErrBadKind.
+// ErrBadKind. Give Epoch in UTC (as the presets and ParseKind do) so that ==
+// holds between equal layouts: time.Time equality includes the location.
 //
 // Canonical ID form: the int64 big-endian in bytes 8..15, bytes 0..7 zero.
 // Stored in CQL as bigint; Compare is the signed int64 order, which is time

@@ -114,3 +114,10 @@ func TestBetween(t *testing.T) {
 		})
 	}
 }
+
+func TestBetweenBeyondRange(t *testing.T) {
+	_, err := Daily().Between(utc(10001, 1, 1, 0, 0, 0, 0), utc(10002, 1, 1, 0, 0, 0, 0), false)
+	if !errors.Is(err, ErrOutOfRange) {
+		t.Errorf("error = %v, want ErrOutOfRange", err)
+	}
+}
