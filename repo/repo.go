@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,6 +37,7 @@ type view struct {
 	idPath    []int
 	colPaths  [][]int // traversals of columns, same order as columns
 	stmts     statements
+	idInKey   bool // the ID is (part of) the partition key: one row per ID
 	ttl       int // seconds, the effective default TTL of writes
 	presTTL   int // seconds, TTL of presence entries (outlives the bucket's rows)
 }
@@ -139,7 +141,12 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	for _, c := range spec.Key {
 		v.columns = append(v.columns, c.Name)
 	}
-	v.columns = append(v.columns, spec.ID.Name)
+	idIdx := slices.IndexFunc(spec.Key, func(c schema.Column) bool { return c.Name == spec.ID.Name })
+	v.idInKey = idIdx >= 0
+	if !v.idInKey {
+		idIdx = len(v.columns)
+		v.columns = append(v.columns, spec.ID.Name)
+	}
 	for _, c := range spec.Values {
 		v.columns = append(v.columns, c.Name)
 	}
@@ -149,8 +156,8 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	}
 	v.colPaths = paths
 	v.keyPaths = paths[:len(spec.Key)]
-	v.idPath = paths[len(spec.Key)]
-	if v.stmts, err = buildStatements(r.keyspace, spec, v.columns); err != nil {
+	v.idPath = paths[idIdx]
+	if v.stmts, err = buildStatements(r.keyspace, spec, v.columns, v.idInKey); err != nil {
 		return nil, err
 	}
 	ttl := r.opts.TTL

@@ -106,6 +106,9 @@ func (rw row) deleteArgs(ts int64) []any {
 	if rw.v.spec.Bucketed() {
 		args = append(args, int64(rw.bucket))
 	}
+	if rw.v.idInKey {
+		return args
+	}
 	return append(args, idToCQL(rw.v.spec.ID.Type, rw.id))
 }
 

@@ -58,18 +58,27 @@ type statements struct {
 	presence [2]stmt
 }
 
-func buildStatements(keyspace string, v schema.View, itemColumns []string) (statements, error) {
+// idInKey marks views whose ID is part of the partition key (one row per ID):
+// their statements restrict the ID as a key, never as a clustering range.
+func buildStatements(keyspace string, v schema.View, itemColumns []string, idInKey bool) (statements, error) {
 	var st statements
 	table := keyspace + "." + v.Name
 	where := keyWhere(v)
 
 	st.insert = build(qb.Insert(table).Columns(append(itemColumns, bucketColumns(v)...)...).
 		TTLNamed(bindTTL).TimestampNamed(bindTS))
-	st.delete = build(qb.Delete(table).Where(append(where, qb.Eq(v.ID.Name))...).TimestampNamed(bindTS))
+	if !idInKey {
+		where = append(where, qb.Eq(v.ID.Name))
+	}
+	st.delete = build(qb.Delete(table).Where(where...).TimestampNamed(bindTS))
 
 	for dir := range 2 {
 		for lo := range 3 {
 			for hi := range 2 {
+				if idInKey {
+					st.selects[dir][lo][hi] = build(qb.Select(table).Columns(itemColumns...).Where(keyWhere(v)...).LimitNamed(bindLimit))
+					continue
+				}
 				st.selects[dir][lo][hi] = build(selectBuilder(table, v, itemColumns, Direction(dir), lowerBound(lo), upperBound(hi)))
 			}
 		}

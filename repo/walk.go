@@ -211,7 +211,8 @@ func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 		return Page[T]{}, fmt.Errorf("repo: read %s: %w", w.v.spec.Name, err)
 	}
 	p := Page[T]{Items: w.items, Stats: w.stats}
-	if len(w.items) == w.q.Limit {
+	// A view keyed by the ID holds one row per partition: nothing follows it.
+	if len(w.items) == w.q.Limit && !w.v.idInKey {
 		p.Cursor = w.cursorAfter(&w.items[len(w.items)-1])
 	}
 	if m := w.r.opts.Metrics; m != nil {
