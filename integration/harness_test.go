@@ -25,11 +25,11 @@ const (
 )
 
 var (
-	shared       *provision.Cluster
-	sharedErr    error
-	keyspaceSeq  atomic.Int64
-	requireDB    = os.Getenv("TSBUCKET_REQUIRE_DB") == "1"
-	runID        = time.Now().UTC().Format("150405")
+	shared      *provision.Cluster
+	sharedErr   error
+	keyspaceSeq atomic.Int64
+	requireDB   = os.Getenv("TSBUCKET_REQUIRE_DB") == "1"
+	runID       = time.Now().UTC().Format("150405")
 )
 
 func TestMain(m *testing.M) {

@@ -30,16 +30,16 @@ type Repo[T any] struct {
 
 // view is one schema.View with everything derived from it once.
 type view struct {
-	spec      schema.View
-	table     string   // keyspace.name
-	columns   []string // item columns: key..., id, values...
-	keyPaths  [][]int  // field traversals of the key columns
-	idPath    []int
-	colPaths  [][]int // traversals of columns, same order as columns
-	stmts     statements
-	idInKey   bool // the ID is (part of) the partition key: one row per ID
-	ttl       int // seconds, the effective default TTL of writes
-	presTTL   int // seconds, TTL of presence entries (outlives the bucket's rows)
+	spec     schema.View
+	table    string   // keyspace.name
+	columns  []string // item columns: key..., id, values...
+	keyPaths [][]int  // field traversals of the key columns
+	idPath   []int
+	colPaths [][]int // traversals of columns, same order as columns
+	stmts    statements
+	idInKey  bool // the ID is (part of) the partition key: one row per ID
+	ttl      int  // seconds, the effective default TTL of writes
+	presTTL  int  // seconds, TTL of presence entries (outlives the bucket's rows)
 }
 
 // Open checks the views' bucket schemes against the metadata stored in the
