@@ -79,7 +79,13 @@ func decodeCursor(s string, secret []byte) (cursor, error) {
 	if len(s) > maxCursorChars {
 		return c, fmt.Errorf("%w: too long", ErrBadCursor)
 	}
-	buf, err := base64.RawURLEncoding.DecodeString(s)
+	for i := 0; i < len(s); i++ {
+		// The decoder skips CR and LF; a cursor has exactly one spelling.
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return cursor{}, fmt.Errorf("%w: not base64url", ErrBadCursor)
+		}
+	}
+	buf, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil {
 		return c, fmt.Errorf("%w: not base64url", ErrBadCursor)
 	}
@@ -109,3 +115,5 @@ func decodeCursor(s string, secret []byte) (cursor, error) {
 	copy(c.last[:], buf[10:26])
 	return c, nil
 }
+
+func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
