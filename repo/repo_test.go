@@ -1,0 +1,238 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/internal/refmodel"
+)
+
+// offline returns a chat repository over a session that was never connected: any
+// statement sent through it would fail or panic, so a test that passes with it
+// proves nothing reached the database.
+func offline(t *testing.T, opts Options) *Repo[refmodel.Message] {
+	t.Helper()
+	r, err := New[refmodel.Message](&gocql.Session{}, "chat", refmodel.ChatViews(), opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return r
+}
+
+func TestNewRejects(t *testing.T) {
+	views := refmodel.ChatViews()
+	type noBody struct {
+		ChannelID int64 `db:"channel_id"`
+		MessageID int64 `db:"message_id"`
+		AuthorID  int64 `db:"author_id"`
+	}
+	tests := []struct {
+		name string
+		new  func() error
+		want error
+	}{
+		{"nil session", func() error { _, err := New[refmodel.Message](nil, "chat", views, Options{}); return err }, ErrBadOptions},
+		{"hostile keyspace", func() error {
+			_, err := New[refmodel.Message](&gocql.Session{}, `x"; DROP KEYSPACE y; --`, views, Options{})
+			return err
+		}, nil},
+		{"no views", func() error { _, err := New[refmodel.Message](&gocql.Session{}, "chat", nil, Options{}); return err }, ErrBadOptions},
+		{"item lacks a column", func() error { _, err := New[noBody](&gocql.Session{}, "chat", views, Options{}); return err }, ErrBadItem},
+		{"not a struct", func() error { _, err := New[int](&gocql.Session{}, "chat", views, Options{}); return err }, ErrBadItem},
+		{"negative TTL", func() error {
+			_, err := New[refmodel.Message](&gocql.Session{}, "chat", views, Options{TTL: -time.Second})
+			return err
+		}, ErrBadOptions},
+		{"short secret", func() error {
+			_, err := New[refmodel.Message](&gocql.Session{}, "chat", views, Options{CursorSecret: []byte("short")})
+			return err
+		}, ErrBadOptions},
+		{"duplicate view", func() error {
+			_, err := New[refmodel.Message](&gocql.Session{}, "chat", append(views, views[0]), Options{})
+			return err
+		}, ErrBadOptions},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.new()
+			if err == nil {
+				t.Fatal("got nil error")
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBadReadsTouchNothing(t *testing.T) {
+	r := offline(t, Options{MaxLimit: 100, CursorSecret: []byte("0123456789abcdef")})
+	ctx := context.Background()
+	foreign := encodeCursor(cursor{binding: readBinding("messages_by_channel", Key{int64(2)}, NewestFirst, 0, 0)}, []byte("0123456789abcdef"))
+	unsigned := encodeCursor(cursor{binding: readBinding("messages_by_channel", Key{int64(1)}, NewestFirst, 0, 0)}, nil)
+	now := time.Now()
+	tests := []struct {
+		name string
+		q    Query
+		want error
+	}{
+		{"unknown view", Query{View: "nope", Key: Key{int64(1)}, Limit: 10}, ErrUnknownView},
+		{"no key", Query{View: "messages_by_channel", Limit: 10}, ErrBadKey},
+		{"too many key values", Query{View: "messages_by_channel", Key: Key{int64(1), int64(2)}, Limit: 10}, ErrBadKey},
+		{"nil key value", Query{View: "messages_by_channel", Key: Key{nil}, Limit: 10}, ErrBadKey},
+		{"zero limit", Query{View: "messages_by_channel", Key: Key{int64(1)}}, ErrBadLimit},
+		{"negative limit", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: -1}, ErrBadLimit},
+		{"limit over max", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 101}, ErrBadLimit},
+		{"inverted range", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10, From: now, To: now.Add(-time.Hour)}, ErrBadRange},
+		{"empty range", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10, From: now, To: now}, ErrBadRange},
+		{"bad direction", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10, Direction: 7}, ErrBadRange},
+		{"oldest first without a floor", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10, Direction: OldestFirst}, ErrBadRange},
+		{"garbage cursor", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10, Cursor: "garbage!"}, ErrBadCursor},
+		{"cursor of another key", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10, Cursor: foreign}, ErrBadCursor},
+		{"unsigned cursor", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10, Cursor: unsigned}, ErrBadCursor},
+		{"cursor with a zero id", Query{View: "messages_by_channel", Key: Key{int64(2)}, Limit: 10, Cursor: foreign}, ErrBadCursor},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := r.Read(ctx, tc.q)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestEmptyStringKey(t *testing.T) {
+	r, err := New[refmodel.Reading](&gocql.Session{}, "iot", refmodel.IoTViews(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Latest(context.Background(), "readings_by_sensor", Key{""}, 10); !errors.Is(err, ErrBadKey) {
+		t.Fatalf("read: got %v, want ErrBadKey", err)
+	}
+	reading := refmodel.Reading{SensorID: "", SiteID: "s", ReadingID: gocql.TimeUUID(), Value: 1}
+	if err := r.Put(context.Background(), &reading); !errors.Is(err, ErrBadKey) {
+		t.Fatalf("put: got %v, want ErrBadKey", err)
+	}
+}
+
+func TestBadWritesTouchNothing(t *testing.T) {
+	r := offline(t, Options{MaxValueBytes: 16})
+	ctx := context.Background()
+	good := refmodel.Message{ChannelID: 1, MessageID: 175928847299117063, AuthorID: 2, Body: "ok"}
+	tests := []struct {
+		name string
+		msg  refmodel.Message
+		want error
+	}{
+		{"zero id", refmodel.Message{ChannelID: 1, AuthorID: 2, Body: "x"}, ErrBadID},
+		{"negative id", refmodel.Message{ChannelID: 1, MessageID: -5, AuthorID: 2, Body: "x"}, ErrBadID},
+		{"oversized body", refmodel.Message{ChannelID: 1, MessageID: good.MessageID, AuthorID: 2, Body: strings.Repeat("x", 17)}, ErrValueTooLarge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := r.Put(ctx, &tc.msg); !errors.Is(err, tc.want) {
+				t.Fatalf("Put: got %v, want %v", err, tc.want)
+			}
+			if err := r.PutMany(ctx, []refmodel.Message{good, tc.msg}); !errors.Is(err, tc.want) {
+				t.Fatalf("PutMany: got %v, want %v", err, tc.want)
+			}
+			if err := r.Delete(ctx, &tc.msg); !errors.Is(err, tc.want) {
+				t.Fatalf("Delete: got %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if err := r.Put(ctx, nil); !errors.Is(err, ErrBadItem) {
+		t.Fatalf("Put(nil): got %v, want ErrBadItem", err)
+	}
+	if err := r.Put(ctx, &good, WithTTL(1500*time.Millisecond)); !errors.Is(err, ErrBadOptions) {
+		t.Fatalf("fractional TTL: got %v, want ErrBadOptions", err)
+	}
+}
+
+func TestPlanBatches(t *testing.T) {
+	r := offline(t, Options{BatchMaxBytes: 64})
+	var items []refmodel.Message
+	for i := range 20 {
+		// Two channels, ten messages each, all in one bucket; 20-byte bodies.
+		items = append(items, refmodel.Message{ChannelID: int64(1 + i%2), MessageID: 175928847299117063 + int64(i), AuthorID: 9, Body: strings.Repeat("b", 20)})
+	}
+	var rows []row
+	for i := range items {
+		rs, err := r.rowsOf(&items[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, rs...)
+	}
+	jobs := r.planBatches(rows)
+	seen := 0
+	for _, job := range jobs {
+		size := 0
+		for _, rw := range job {
+			if rw.v != job[0].v || rw.partKey != job[0].partKey {
+				t.Fatalf("batch spans partitions: %s/%q and %s/%q", job[0].v.spec.Name, job[0].partKey, rw.v.spec.Name, rw.partKey)
+			}
+			size += rw.bytes
+		}
+		if len(job) > 1 && size > 64 {
+			t.Fatalf("batch of %d rows is %d bytes, over 64", len(job), size)
+		}
+		seen += len(job)
+	}
+	if got, want := seen, len(rows); got != want {
+		t.Fatalf("batches hold %d rows, want %d", got, want)
+	}
+}
+
+func TestPresenceCacheBounded(t *testing.T) {
+	c := newPresenceCache(100)
+	for i := range 10_000 {
+		c.add("v", strings.Repeat("k", i%7)+string(rune('a'+i%26))+time.Duration(i).String())
+	}
+	if got := c.len(); got != 100 {
+		t.Fatalf("cache holds %d entries, want 100", got)
+	}
+	c.add("v", "fresh")
+	if !c.has("v", "fresh") {
+		t.Fatal("newest entry forgotten")
+	}
+}
+
+func TestSessionConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  SessionConfig
+		ok   bool
+	}{
+		{"minimal", SessionConfig{Hosts: []string{"127.0.0.1"}, Datacenter: "dc1"}, true},
+		{"no hosts", SessionConfig{Datacenter: "dc1"}, false},
+		{"no dc", SessionConfig{Hosts: []string{"h"}}, false},
+		{"password without user", SessionConfig{Hosts: []string{"h"}, Datacenter: "dc1", Password: "p"}, false},
+		{"negative timeout", SessionConfig{Hosts: []string{"h"}, Datacenter: "dc1", Timeout: -1}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.cfg.ClusterConfig()
+			if (err == nil) != tc.ok {
+				t.Fatalf("got %v, want ok=%v", err, tc.ok)
+			}
+		})
+	}
+	cfg := SessionConfig{Hosts: []string{"h"}, Datacenter: "dc1", Username: "u", Password: "s3cret"}
+	if strings.Contains(cfg.String(), "s3cret") {
+		t.Fatalf("String leaks the password: %s", cfg)
+	}
+	cc, err := cfg.ClusterConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.Consistency != gocql.LocalQuorum {
+		t.Fatalf("consistency %v, want LOCAL_QUORUM", cc.Consistency)
+	}
+}
