@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -37,6 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	shared, sharedErr = provision.Provision(ctx, provision.Options{
 		Log: os.Stderr,
@@ -46,10 +48,18 @@ func runMain(m *testing.M) int {
 		},
 	})
 	cancel()
+	if sharedErr == nil {
+		sharedErr = ping(shared)
+	}
 	if sharedErr != nil {
 		fmt.Fprintf(os.Stderr, "integration: %v\n", sharedErr)
 		if requireDB {
 			fmt.Fprintln(os.Stderr, "integration: TSBUCKET_REQUIRE_DB=1 and no database: failing")
+			return 1
+		}
+		// Tests skip themselves; examples cannot, so leave them out.
+		if err := flag.Set("test.run", "^Test"); err != nil {
+			fmt.Fprintf(os.Stderr, "integration: %v\n", err)
 			return 1
 		}
 	} else {
@@ -152,4 +162,15 @@ func keyspaceName(test string) string {
 		base = base[:24]
 	}
 	return fmt.Sprintf("t_%s_%s_%d", base, runID, keyspaceSeq.Add(1))
+}
+
+// ping checks that the cluster answers CQL, so an unreachable TSBUCKET_HOSTS is
+// reported once, as "no database", rather than by every test.
+func ping(c *provision.Cluster) error {
+	s, err := repo.NewSession(repo.SessionConfig{Hosts: c.Hosts, Datacenter: c.Datacenter})
+	if err != nil {
+		return fmt.Errorf("cluster %s does not answer: %w", c, err)
+	}
+	s.Close()
+	return nil
 }
