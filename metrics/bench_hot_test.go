@@ -1,0 +1,71 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/gocql/gocql"
+)
+
+// Hot paths of the collectors not covered by bench_test.go: the observer
+// lookup every statement does (under contention too, as the repository
+// calls it from many goroutines), and the per-read and per-write counters.
+
+func BenchmarkStatementLookup(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	m.Statement("messages_by_channel", "select", gocql.LocalQuorum)
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = m.Statement("messages_by_channel", "select", gocql.LocalQuorum)
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				_ = m.Statement("messages_by_channel", "select", gocql.LocalQuorum)
+			}
+		})
+	})
+}
+
+func BenchmarkCoalesced(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Coalesced("messages_by_channel")
+	}
+}
+
+func BenchmarkFanoutFailure(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		m.FanoutFailure("messages_by_author")
+	}
+}
+
+func BenchmarkTombstonesWritten(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		m.TombstonesWritten("messages_by_channel", 1)
+	}
+}
+
+// BenchmarkShouldTrace is asked on every read; with sampling off it must cost
+// nothing, with sampling on one random draw.
+func BenchmarkShouldTrace(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		rate float64
+	}{{"off", 0}, {"one-percent", 0.01}} {
+		b.Run(tc.name, func(b *testing.B) {
+			m, _ := newTestMetrics(b, Config{TraceSampleRate: tc.rate})
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = m.ShouldTrace()
+			}
+		})
+	}
+}
