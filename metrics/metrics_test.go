@@ -1,12 +1,16 @@
 package metrics
 
 import (
+	"context"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -167,5 +171,36 @@ func TestShouldTraceSamplesTheConfiguredFraction(t *testing.T) {
 	// 0.25 ± 5 standard deviations (sqrt(n p (1-p)) ≈ 137).
 	if got := float64(hits) / n; math.Abs(got-0.25) > 0.007 {
 		t.Errorf("sampled fraction = %.4f, want 0.25", got)
+	}
+}
+
+// TestConcurrentUse exercises every entry point from many goroutines while
+// scraping; run with -race.
+func TestConcurrentUse(t *testing.T) {
+	m, reg := newTestMetrics(t, Config{TopPartitions: 16, PartitionRowsLimit: 100})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			ctx := context.Background()
+			for i := range 2000 {
+				table := "t" + strconv.Itoa(i%3)
+				m.Statement(table, "insert", gocql.LocalQuorum).ObserveQuery(ctx, observed(time.Millisecond, i%2, nil))
+				m.PartitionWrite(table, strconv.Itoa(g*10_000+i%50), 1, 10)
+				m.ReadWalk(table, 1, 0, 1, 1)
+				m.TopPartitionsOf(table, 3)
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 50 {
+			if _, err := reg.Gather(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	wg.Wait()
+	if got := testutil.ToFloat64(m.statements.attempts.WithLabelValues("t0", "insert")); got != 8*667 {
+		// 667 of every 2000 iterations hit t0 (i%3 == 0), per goroutine.
+		t.Errorf("t0 attempts = %v, want %d", got, 8*667)
 	}
 }

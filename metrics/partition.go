@@ -142,7 +142,8 @@ func (p *partitions) table(name string) *tableSketch {
 // tsbucket_partition_rows and tsbucket_partition_bytes; the first time the
 // size reaches a threshold, tsbucket_partition_threshold_crossings_total is
 // incremented and a line is logged (Warn for an early warning, Error for a
-// limit). Negative counts are treated as zero.
+// limit). A partition evicted from the sketch and written again starts from
+// zero, so it may report a crossing again. Negative counts are treated as zero.
 func (m *Metrics) PartitionWrite(table, partition string, rows, bytes int) {
 	m.partitions.write(table, partition, int64(max(rows, 0)), int64(max(bytes, 0)))
 }
