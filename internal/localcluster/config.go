@@ -44,6 +44,7 @@ type Config struct {
 	TombstoneWarnThreshold int           // tombstone_warn_threshold; 0 -> Cassandra default (1000)
 	ReadThresholds         bool          // read_thresholds_enabled: warnings reach clients through any coordinator
 	SizeRecorderInterval   time.Duration // -Dcassandra.size_recorder_interval (whole seconds); 0 -> default 300s
+	UnsafeSystem           bool          // -Dcassandra.unsafesystem=true: faster DDL, but see the package doc before Kill
 	ExtraYAML              string        // appended verbatim to every cassandra.yaml
 	StartTimeout           time.Duration // per node start; 0 -> 120s
 	StopTimeout            time.Duration // grace between SIGTERM and SIGKILL; 0 -> 30s
@@ -70,7 +71,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
-	if c.Datacenters == nil {
+	if c.Datacenters == nil && c.Nodes > 0 {
 		c.Datacenters = make([]string, c.Nodes)
 		for i := range c.Datacenters {
 			c.Datacenters[i] = DefaultDatacenter

@@ -19,8 +19,21 @@
 //     always known and stable: "dc1" unless Config.Datacenters names it. The rack
 //     is "rack1".
 //   - Tokens are fixed and balanced (num_tokens 1, ccm's tokens), auto_bootstrap
-//     is off and the system keyspaces are written without fsync
-//     (cassandra.unsafesystem): this is a test cluster, never a production one.
+//     is off, gossip settling is skipped and the ring delay is 1 s: this is a
+//     test cluster, never a production one.
+//   - cassandra.unsafesystem (no flush of system tables) is off unless
+//     Config.UnsafeSystem: with it, a node killed with Kill and restarted
+//     replays its schema changes into the tables but not into its in-memory
+//     schema, and then reports keyspaces created before the kill as missing
+//     while claiming schema agreement (seen on 5.0.8). Leave it off for fault
+//     tests; it only makes DDL a little faster.
+//   - Start returns when every node answers CQL and, with 3 nodes, every node
+//     lists the others with their tokens and all agree on the schema version;
+//     Restart waits for the same agreement.
+//   - Local clusters need fixed addresses and ports, so only one runs per
+//     machine: Start holds an flock on $TMPDIR/tsbucket-localcluster.lock
+//     until Stop (waiting for it, within ctx, if another process has it) and
+//     fails with ErrPortBusy if a port is taken by anything else.
 //   - JVMs run in their own process group and get SIGKILL when the thread that
 //     started them dies (Pdeathsig), so a crashed test binary leaves no
 //     Cassandra behind. Stop sends SIGTERM, waits, then SIGKILL; it is

@@ -17,7 +17,11 @@ import (
 // version 17. ErrJavaMissing means none exists; ErrJavaVersion means some do,
 // but none is 17 (the error lists what was found).
 func FindJava(ctx context.Context) (string, error) {
-	cands := javaCandidates(os.Getenv, exec.LookPath, filepath.Glob)
+	return pickJava(ctx, javaCandidates(os.Getenv, exec.LookPath, filepath.Glob))
+}
+
+// pickJava returns the first candidate that reports version 17.
+func pickJava(ctx context.Context, cands []string) (string, error) {
 	if len(cands) == 0 {
 		return "", ErrJavaMissing
 	}

@@ -59,8 +59,10 @@ func (c *Cluster) Restart(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.startNode(ctx, i)
-	return err
+	if _, err = c.startNode(ctx, i); err != nil {
+		return err
+	}
+	return c.waitSchemaAgreement(ctx)
 }
 
 // Stop stops every node (SIGTERM, then SIGKILL after StopTimeout), removes
@@ -121,7 +123,56 @@ func (c *Cluster) waitRing(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
+	return c.waitSchemaAgreement(ctx)
+}
+
+// waitSchemaAgreement waits until every running node reports the same
+// schema_version in system.local. A node restarted after Kill may have lost
+// recent schema changes (system tables are not flushed, see unsafesystem)
+// and pulls them from its peers within seconds; until then queries through
+// it fail with "keyspace does not exist".
+func (c *Cluster) waitSchemaAgreement(ctx context.Context) error {
+	if len(c.specs) < 2 {
+		return nil
+	}
+	deadline := time.Now().Add(c.cfg.StartTimeout)
+	for {
+		versions, err := c.schemaVersions(ctx)
+		if err == nil && len(versions) == 1 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: no schema agreement after %s: versions %v (%v)", ErrNotReady, c.cfg.StartTimeout, versions, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// schemaVersions maps each schema version reported by a running node to the
+// hosts reporting it.
+func (c *Cluster) schemaVersions(ctx context.Context) (map[string][]string, error) {
+	versions := map[string][]string{}
+	for i, n := range c.specs {
+		if c.PID(i) == 0 {
+			continue
+		}
+		sess, err := c.client.singleHostSession(n.host, 5*time.Second)
+		if err != nil {
+			return versions, err
+		}
+		var v gocql.UUID
+		err = sess.Query("SELECT schema_version FROM system.local").WithContext(ctx).Consistency(gocql.One).Scan(&v)
+		sess.Close()
+		if err != nil {
+			return versions, err
+		}
+		versions[v.String()] = append(versions[v.String()], n.host)
+	}
+	return versions, nil
 }
 
 func (c *Cluster) peersWithTokens(ctx context.Context, host string) (int, error) {

@@ -193,16 +193,18 @@ func jvmArgs(c Config, n nodeSpec, libDir string) []string {
 		"-Dcassandra-rackdc.properties=file://"+n.rackdcPath(),
 		"-Dcassandra.jmx.local.port="+strconv.Itoa(n.jmxPort),
 		"-Dcassandra.triggers_dir="+n.triggersDir(),
-		// Fast start: no gossip settling, a short ring delay for non-seeds,
-		// unsynced system tables; all acceptable only for a test cluster.
+		// Fast start: no gossip settling and a short ring delay for
+		// non-seeds; acceptable only for a test cluster.
 		"-Dcassandra.skip_wait_for_gossip_to_settle=0",
 		"-Dcassandra.ring_delay_ms=1000",
-		"-Dcassandra.unsafesystem=true",
 		// Fast stop: announce shutdown for 0.1 s instead of 2 s and do not wait
 		// for peers (stopping too) to drain messaging; memtables still flush.
 		"-Dcassandra.shutdown_announce_in_ms=100",
 		"-Dcassandra.test.messagingService.nonGracefulShutdown=true",
 	)
+	if c.UnsafeSystem {
+		args = append(args, "-Dcassandra.unsafesystem=true")
+	}
 	if c.Auth {
 		// Create cassandra/cassandra at once instead of after 10 s.
 		args = append(args, "-Dcassandra.superuser_setup_delay_ms=0")
