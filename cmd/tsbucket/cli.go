@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// env is what a command may touch besides its arguments; tests replace it.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// terminal reports whether w is an interactive terminal.
+	terminal func(w io.Writer) bool
+}
+
+func newEnv(stdout, stderr io.Writer) env {
+	return env{stdout: stdout, stderr: stderr, getenv: os.Getenv, terminal: isTerminal}
+}
+
+// isTerminal reports whether w is a character device (a terminal), without
+// a dependency on golang.org/x/term.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// command is one subcommand.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, e env) int
+}
+
+func commands() []command {
+	return []command{
+		{"demo", "run the chat and IoT workloads against a cluster (or one it starts) and print a summary", runDemo},
+		{"plan", "size the buckets of a view from its busiest key", runPlan},
+		{"schema", "print, apply or check the reference schema (schema print|apply|check)", runSchema},
+		{"inspect", "buckets and rows per bucket of a key, or a table's partition size estimates", runInspect},
+	}
+}
+
+// run dispatches args to a subcommand and returns the exit code.
+func run(ctx context.Context, args []string, e env) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		return runHelp(ctx, args[1:], e)
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], e)
+		}
+	}
+	fmt.Fprintf(e.stderr, "tsbucket: unknown command %q\n\n", args[0])
+	usage(e.stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: tsbucket <command> [flags]")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range commands() {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(tw, "  help\t%s\n", "usage of a command: tsbucket help <command>")
+	tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit status: 0 success, 1 failure (also: schema drift, no bucket width fits), 2 usage error.")
+}
+
+func runHelp(ctx context.Context, args []string, e env) int {
+	if len(args) == 0 {
+		usage(e.stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, []string{"-h"}, env{stdout: e.stdout, stderr: e.stdout, getenv: e.getenv, terminal: e.terminal})
+		}
+	}
+	fmt.Fprintf(e.stderr, "tsbucket help: unknown command %q\n", args[0])
+	return exitUsage
+}
+
+// errUsage marks an error that is the caller's: exit code 2.
+var errUsage = errors.New("usage")
+
+func usageErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// newFlags returns a FlagSet that reports errors instead of exiting, with a
+// usage text naming the command.
+func newFlags(name, synopsis string, e env) *flag.FlagSet {
+	fs := flag.NewFlagSet("tsbucket "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: tsbucket %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args and refuses positional arguments. done is true when the
+// command should return code at once (help asked, or a bad flag).
+func parse(fs *flag.FlagSet, args []string) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, true
+		}
+		return exitUsage, true // the flag package has printed the error and usage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return exitUsage, true
+	}
+	return exitOK, false
+}
+
+// fail prints err for command name and returns its exit code: 2 for usage
+// errors, 1 otherwise.
+func fail(e env, name string, err error) int {
+	msg := err.Error()
+	if errors.Is(err, errUsage) {
+		msg = strings.TrimPrefix(msg, errUsage.Error()+": ")
+		fmt.Fprintf(e.stderr, "tsbucket %s: %s\n", name, msg)
+		return exitUsage
+	}
+	fmt.Fprintf(e.stderr, "tsbucket %s: %s\n", name, msg)
+	return exitFail
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"flag"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/internal/provision"
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// clusterFlags are the connection flags shared by demo, schema and inspect.
+type clusterFlags struct {
+	hosts, dc, keyspace string
+	username, password  string
+}
+
+func (c *clusterFlags) register(fs *flag.FlagSet, e env) {
+	fs.StringVar(&c.hosts, "hosts", e.getenv(provision.EnvHosts), "comma-separated host[:port] of the cluster (default $"+provision.EnvHosts+")")
+	fs.StringVar(&c.dc, "dc", e.getenv(provision.EnvDC), "local datacenter of the cluster (default $"+provision.EnvDC+", else dc1)")
+	fs.StringVar(&c.keyspace, "keyspace", "tsbucket_demo", "keyspace")
+	fs.StringVar(&c.username, "username", "", "user name (PasswordAuthenticator)")
+	fs.StringVar(&c.password, "password", e.getenv("TSBUCKET_PASSWORD"), "password (default $TSBUCKET_PASSWORD)")
+}
+
+func (c *clusterFlags) datacenter() string {
+	if c.dc == "" {
+		return "dc1"
+	}
+	return c.dc
+}
+
+// validate checks what needs no cluster; hosts are required when need is set.
+func (c *clusterFlags) validate(need bool) error {
+	if need && len(splitList(c.hosts)) == 0 {
+		return usageErr("no cluster: pass --hosts or set %s", provision.EnvHosts)
+	}
+	if err := schema.ValidateIdentifier(c.keyspace); err != nil {
+		return usageErr("--keyspace: %v", err)
+	}
+	if c.password != "" && c.username == "" {
+		return usageErr("--password without --username")
+	}
+	return nil
+}
+
+// session connects to the cluster, bound to keyspace ("" for none).
+func (c *clusterFlags) session(keyspace string) (*gocql.Session, error) {
+	return repo.NewSession(repo.SessionConfig{
+		Hosts: splitList(c.hosts), Datacenter: c.datacenter(), Keyspace: keyspace,
+		Username: c.username, Password: c.password, Timeout: 10 * time.Second,
+	})
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tsbucket/tsbucket/bucket"
+)
+
+const day = 24 * time.Hour
+
+// durationFlag is a flag.Value for durations that also accepts whole days
+// ("30d"), which time.ParseDuration does not.
+type durationFlag struct{ d *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return "0"
+	}
+	return fmtWidth(*f.d)
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := parseDuration(s)
+	if err != nil {
+		return err
+	}
+	*f.d = d
+	return nil
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseInt(days, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("bad number of days %q", s)
+		}
+		return time.Duration(n) * day, nil
+	}
+	return time.ParseDuration(s)
+}
+
+// durationsFlag is a comma-separated list of durations.
+type durationsFlag struct{ ds *[]time.Duration }
+
+func (f durationsFlag) String() string {
+	if f.ds == nil {
+		return ""
+	}
+	parts := make([]string, len(*f.ds))
+	for i, d := range *f.ds {
+		parts[i] = fmtWidth(d)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f durationsFlag) Set(s string) error {
+	var ds []time.Duration
+	for _, p := range splitList(s) {
+		d, err := parseDuration(p)
+		if err != nil {
+			return err
+		}
+		ds = append(ds, d)
+	}
+	if len(ds) == 0 {
+		return errors.New("empty list")
+	}
+	*f.ds = ds
+	return nil
+}
+
+// fmtWidth writes a duration the way bucket widths are spoken of: 15m, 6h, 10d.
+func fmtWidth(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0"
+	case d%day == 0:
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	}
+	return d.String()
+}
+
+func runPlan(ctx context.Context, args []string, e env) int {
+	var in bucket.PlanInput
+	var asJSON bool
+	fs := newFlags("plan", "plan --rate ROWS_PER_S --row-bytes BYTES [flags]", e)
+	fs.Float64Var(&in.PeakWritesPerSecond, "rate", 0, "peak rows per second written to the busiest key (required)")
+	fs.IntVar(&in.AvgRowBytes, "row-bytes", 0, "average row size in bytes (required)")
+	fs.Var(durationFlag{&in.Retention}, "retention", "TTL of the rows, e.g. 30d or 720h; 0 keeps them forever")
+	fs.Int64Var(&in.MaxRowsPerPartition, "max-rows", bucket.DefaultMaxRowsPerPartition, "rows a partition may hold")
+	fs.Int64Var(&in.MaxBytesPerPartition, "max-bytes", bucket.DefaultMaxBytesPerPartition, "bytes a partition may hold")
+	fs.IntVar(&in.ReadSize, "read-size", bucket.DefaultReadSize, "rows of a \"latest N\" read")
+	fs.Var(durationsFlag{&in.Candidates}, "candidates", "comma-separated widths to consider, whole minutes (default 1m,5m,10m,15m,30m,1h,6h,12h,1d,7d,10d,30d)")
+	fs.BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	if code, done := parse(fs, args); done {
+		return code
+	}
+	if in.PeakWritesPerSecond == 0 || in.AvgRowBytes == 0 {
+		return fail(e, "plan", usageErr("--rate and --row-bytes are required"))
+	}
+	res, err := bucket.Plan(in)
+	if errors.Is(err, bucket.ErrBadPlan) {
+		return fail(e, "plan", usageErr("%v", err))
+	}
+	if err != nil && !errors.Is(err, bucket.ErrNoFit) {
+		return fail(e, "plan", err)
+	}
+	if asJSON {
+		if werr := writePlanJSON(e.stdout, res); werr != nil {
+			return fail(e, "plan", werr)
+		}
+	} else {
+		writePlanTable(e.stdout, res)
+	}
+	if err != nil { // ErrNoFit: the table shows why
+		return fail(e, "plan", err)
+	}
+	return exitOK
+}
+
+func writePlanTable(w io.Writer, res bucket.PlanResult) {
+	in := res.Input
+	retention := "forever"
+	if in.Retention > 0 {
+		retention = fmtWidth(in.Retention)
+	}
+	fmt.Fprintf(w, "busiest key: %g rows/s of %d B, retention %s, reads of %d rows; limits %d rows, %.1f MB per partition\n\n",
+		in.PeakWritesPerSecond, in.AvgRowBytes, retention, in.ReadSize, in.MaxRowsPerPartition, float64(in.MaxBytesPerPartition)/1e6)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "width\trows/partition\tMB/partition\tbuckets/read\tbuckets live\tday-aligned\tverdict")
+	for _, c := range res.Candidates {
+		live, verdict := "-", c.Reason
+		if in.Retention > 0 {
+			live = strconv.Itoa(c.BucketsInRetention)
+		}
+		if c.Width == res.Recommended {
+			verdict += "  <- recommended"
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%d\t%s\t%s\t%s\n", fmtWidth(c.Width), c.RowsPerPartition,
+			c.BytesPerPartition/1e6, c.BucketsPerRead, live, yesNo(c.DayAligned), verdict)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	if res.Recommended == 0 {
+		fmt.Fprintln(w, "no width fits: split the key (add a column to the partition key) or shrink the rows")
+		return
+	}
+	fmt.Fprintf(w, "recommended: %s buckets, TWCS window %d %s", fmtWidth(res.Recommended), res.TWCSWindowSize, res.TWCSWindowUnit)
+	if res.TTL > 0 {
+		fmt.Fprintf(w, ", default_time_to_live %d", int64(res.TTL/time.Second))
+	}
+	fmt.Fprintf(w, "\nper day: %.0f rows, %.1f MB\n", res.RowsPerDay, res.BytesPerDay/1e6)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// planJSON is the --json form of a plan: widths as text and as seconds.
+type planJSON struct {
+	PeakWritesPerSecond  float64         `json:"peak_writes_per_second"`
+	AvgRowBytes          int             `json:"avg_row_bytes"`
+	RetentionSeconds     int64           `json:"retention_seconds"`
+	MaxRowsPerPartition  int64           `json:"max_rows_per_partition"`
+	MaxBytesPerPartition int64           `json:"max_bytes_per_partition"`
+	ReadSize             int             `json:"read_size"`
+	Recommended          string          `json:"recommended"` // "" when nothing fits
+	RecommendedSeconds   int64           `json:"recommended_seconds"`
+	TWCSWindowUnit       string          `json:"twcs_window_unit,omitempty"`
+	TWCSWindowSize       int             `json:"twcs_window_size,omitempty"`
+	TTLSeconds           int64           `json:"ttl_seconds"`
+	RowsPerDay           float64         `json:"rows_per_day"`
+	BytesPerDay          float64         `json:"bytes_per_day"`
+	Candidates           []candidateJSON `json:"candidates"`
+}
+
+type candidateJSON struct {
+	Width              string  `json:"width"`
+	WidthSeconds       int64   `json:"width_seconds"`
+	RowsPerPartition   float64 `json:"rows_per_partition"`
+	BytesPerPartition  float64 `json:"bytes_per_partition"`
+	Fits               bool    `json:"fits"`
+	DayAligned         bool    `json:"day_aligned"`
+	BucketsPerRead     int     `json:"buckets_per_read"`
+	BucketsInRetention int     `json:"buckets_in_retention"`
+	Reason             string  `json:"reason"`
+}
+
+func writePlanJSON(w io.Writer, res bucket.PlanResult) error {
+	in := res.Input
+	out := planJSON{
+		PeakWritesPerSecond: in.PeakWritesPerSecond, AvgRowBytes: in.AvgRowBytes,
+		RetentionSeconds: int64(in.Retention / time.Second), MaxRowsPerPartition: in.MaxRowsPerPartition,
+		MaxBytesPerPartition: in.MaxBytesPerPartition, ReadSize: in.ReadSize,
+		RecommendedSeconds: int64(res.Recommended / time.Second),
+		TWCSWindowUnit:     res.TWCSWindowUnit, TWCSWindowSize: res.TWCSWindowSize,
+		TTLSeconds: int64(res.TTL / time.Second), RowsPerDay: res.RowsPerDay, BytesPerDay: res.BytesPerDay,
+		Candidates: []candidateJSON{},
+	}
+	if res.Recommended > 0 {
+		out.Recommended = fmtWidth(res.Recommended)
+	}
+	for _, c := range res.Candidates {
+		out.Candidates = append(out.Candidates, candidateJSON{
+			Width: fmtWidth(c.Width), WidthSeconds: int64(c.Width / time.Second),
+			RowsPerPartition: c.RowsPerPartition, BytesPerPartition: c.BytesPerPartition,
+			Fits: c.Fits, DayAligned: c.DayAligned, BucketsPerRead: c.BucketsPerRead,
+			BucketsInRetention: c.BucketsInRetention, Reason: c.Reason,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

@@ -1,0 +1,237 @@
+package demo
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// ErrBadConfig reports an unusable Config; the wrapped message names the field.
+var ErrBadConfig = errors.New("demo: bad config")
+
+// Defaults applied by Run to zero fields of Config.
+const (
+	DefaultKeyspace    = "tsbucket_demo"
+	DefaultDuration    = 30 * time.Second
+	DefaultMetricsAddr = "127.0.0.1:9464"
+	// DefaultPartitionRowsLimit is far below the 100,000-row guideline on
+	// purpose: a 30-second demo then shows partitions crossing the early
+	// warning (half the limit) on the dashboard.
+	DefaultPartitionRowsLimit = 1000
+)
+
+// MetricsOff as Config.MetricsAddr serves no /metrics endpoint.
+const MetricsOff = "off"
+
+// Progress says how Run reports progress while it runs.
+type Progress int8
+
+const (
+	// ProgressLines writes a plain log line every Config.ProgressEvery
+	// (for logs and pipes). It is the zero value.
+	ProgressLines Progress = iota
+	// ProgressTerminal rewrites one status line every second.
+	ProgressTerminal
+	// ProgressNone writes only the set-up lines.
+	ProgressNone
+)
+
+// Config describes one demo run. Hosts and Datacenter are required; every
+// other zero field takes the default documented on it.
+type Config struct {
+	Hosts      []string // host or host:port of the cluster
+	Datacenter string   // local datacenter
+	Username   string   // optional PasswordAuthenticator credentials
+	Password   string
+
+	Keyspace          string // default "tsbucket_demo"
+	ReplicationFactor int    // in Datacenter; default 1
+
+	// Duration of the live phase; default 30s. Forever runs until ctx is done.
+	Duration time.Duration
+	Forever  bool
+
+	Channels int // chat channels; default 500
+	Authors  int // chat authors; default 200
+	Sensors  int // IoT sensors; default 200
+	Sites    int // IoT sites the sensors are spread over; default 20
+	// Skew is the Zipf exponent (> 1) of channel and author popularity: a
+	// few hot channels, many quiet ones. Default 1.2.
+	Skew float64
+
+	// Operations per second. Here and for the seed, purge and fault
+	// settings, zero takes the default and a negative value means none.
+	ChatRate   float64 // message writes; default 100
+	IoTRate    float64 // reading writes; default 100
+	LatestRate float64 // channel openings, each by Viewers readers; default 20
+	AuthorRate float64 // author feed reads; default 10
+	PageRate   float64 // pager sessions, each up to Pages pages; default 2
+	SensorRate float64 // latest readings of a sensor; default 20
+	RangeRate  float64 // oldest-first reads of a site's last 6 hours; default 5
+	DeleteRate float64 // moderator deletes of recent messages; default 1
+
+	Viewers   int // identical concurrent reads per channel opening; default 4
+	Pages     int // pages per pager session; default 5
+	PageSize  int // messages per page; default 50
+	BodyBytes int // message body size; default 200
+
+	History      time.Duration // span of the seeded chat history; default 30 days
+	SeedMessages int           // messages seeded before the live phase; default 5000
+	SeedReadings int           // readings seeded over the last two days; default 5000
+	Purge        int           // messages written then deleted in one channel; default 150
+
+	FaultRate    float64       // fraction of message writes with a tight deadline; default 0.01
+	FaultTimeout time.Duration // that deadline; default 1ms
+
+	Workers int // concurrent workers per operation; default 8
+
+	PartitionRowsLimit int64         // metrics.Config.PartitionRowsLimit; default DefaultPartitionRowsLimit
+	MetricsAddr        string        // /metrics listen address; default 127.0.0.1:9464, MetricsOff for none
+	SizePollInterval   time.Duration // server size-estimate polls; default 10s
+
+	Progress      Progress
+	ProgressEvery time.Duration // between progress lines in ProgressLines mode; default 5s
+
+	Seed uint64 // seeds the workers' random sources; same seed, same choices
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// orNone is orDefault for settings where "none" is meaningful: zero takes the
+// default, a negative value means none (0).
+func orNone[T int | float64](v, def T) T {
+	if v < 0 {
+		return 0
+	}
+	return orDefault(v, def)
+}
+
+// WithDefaults returns a copy of c with every zero field defaulted and every
+// negative "none" field set to 0, as Run uses it.
+func (c Config) WithDefaults() Config { return c.withDefaults() }
+
+func (c Config) withDefaults() Config {
+	c.Hosts = append([]string(nil), c.Hosts...)
+	c.Keyspace = orDefault(c.Keyspace, DefaultKeyspace)
+	c.ReplicationFactor = orDefault(c.ReplicationFactor, 1)
+	c.Duration = orDefault(c.Duration, DefaultDuration)
+	c.Channels = orDefault(c.Channels, 500)
+	c.Authors = orDefault(c.Authors, 200)
+	c.Sensors = orDefault(c.Sensors, 200)
+	c.Sites = orDefault(c.Sites, 20)
+	c.Skew = orDefault(c.Skew, 1.2)
+	c.ChatRate = orNone(c.ChatRate, 100)
+	c.IoTRate = orNone(c.IoTRate, 100)
+	c.LatestRate = orNone(c.LatestRate, 20)
+	c.AuthorRate = orNone(c.AuthorRate, 10)
+	c.PageRate = orNone(c.PageRate, 2)
+	c.SensorRate = orNone(c.SensorRate, 20)
+	c.RangeRate = orNone(c.RangeRate, 5)
+	c.DeleteRate = orNone(c.DeleteRate, 1)
+	c.Viewers = orDefault(c.Viewers, 4)
+	c.Pages = orDefault(c.Pages, 5)
+	c.PageSize = orDefault(c.PageSize, 50)
+	c.BodyBytes = orDefault(c.BodyBytes, 200)
+	c.History = orDefault(c.History, 30*24*time.Hour)
+	c.SeedMessages = orNone(c.SeedMessages, 5000)
+	c.SeedReadings = orNone(c.SeedReadings, 5000)
+	c.Purge = orNone(c.Purge, 150)
+	c.FaultRate = orNone(c.FaultRate, 0.01)
+	c.FaultTimeout = orDefault(c.FaultTimeout, time.Millisecond)
+	c.Workers = orDefault(c.Workers, 8)
+	c.PartitionRowsLimit = orDefault(c.PartitionRowsLimit, DefaultPartitionRowsLimit)
+	c.MetricsAddr = orDefault(c.MetricsAddr, DefaultMetricsAddr)
+	c.SizePollInterval = orDefault(c.SizePollInterval, 10*time.Second)
+	c.ProgressEvery = orDefault(c.ProgressEvery, 5*time.Second)
+	return c
+}
+
+// Validate reports the first unusable field. Zero fields are valid: they
+// take defaults.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrBadConfig}, args...)...)
+	}
+	if len(c.Hosts) == 0 || c.Datacenter == "" {
+		return bad("hosts and datacenter are required")
+	}
+	if err := schema.ValidateIdentifier(c.Keyspace); err != nil {
+		return bad("keyspace: %v", err)
+	}
+	if c.Password != "" && c.Username == "" {
+		return bad("password without username")
+	}
+	type count struct {
+		name     string
+		v, least int
+	}
+	for _, n := range []count{
+		{"replication factor", c.ReplicationFactor, 1}, {"channels", c.Channels, 1},
+		{"authors", c.Authors, 1}, {"sensors", c.Sensors, 1}, {"sites", c.Sites, 1},
+		{"viewers", c.Viewers, 1}, {"pages", c.Pages, 1}, {"page size", c.PageSize, 1},
+		{"body bytes", c.BodyBytes, 1}, {"workers", c.Workers, 1},
+	} {
+		if n.v < n.least {
+			return bad("%s %d < %d", n.name, n.v, n.least)
+		}
+	}
+	return c.validateRanges(bad)
+}
+
+func (c Config) validateRanges(bad func(string, ...any) error) error {
+	for _, op := range liveOps {
+		if r := c.rate(op); math.IsNaN(r) || math.IsInf(r, 0) {
+			return bad("%s rate %v", op, r)
+		}
+	}
+	switch {
+	case c.Sites > c.Sensors:
+		return bad("%d sites for %d sensors: every site needs a sensor", c.Sites, c.Sensors)
+	case !(c.Skew > 1) || math.IsInf(c.Skew, 0):
+		return bad("skew %v must be a finite number > 1 (a Zipf exponent)", c.Skew)
+	case !(c.FaultRate >= 0 && c.FaultRate <= 1):
+		return bad("fault rate %v not in [0, 1]", c.FaultRate)
+	case c.Duration < 0, c.History < 0, c.FaultTimeout < 0, c.SizePollInterval < 0, c.ProgressEvery < 0:
+		return bad("negative duration")
+	case c.PartitionRowsLimit < 0:
+		return bad("partition rows limit %d < 0", c.PartitionRowsLimit)
+	case c.PageSize > 1000:
+		return bad("page size %d > 1000 (the repository's MaxLimit)", c.PageSize)
+	case c.Progress < ProgressLines || c.Progress > ProgressNone:
+		return bad("unknown progress mode %d", c.Progress)
+	}
+	return nil
+}
+
+// rate is the configured rate of a live operation (0 for the others).
+func (c Config) rate(op string) float64 {
+	switch op {
+	case OpChatWrite:
+		return c.ChatRate
+	case OpIoTWrite:
+		return c.IoTRate
+	case OpChatLatest:
+		return c.LatestRate
+	case OpChatAuthor:
+		return c.AuthorRate
+	case OpChatPage:
+		return c.PageRate
+	case OpIoTLatest:
+		return c.SensorRate
+	case OpIoTRange:
+		return c.RangeRate
+	case OpChatDelete:
+		return c.DeleteRate
+	}
+	return 0
+}

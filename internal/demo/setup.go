@@ -1,0 +1,88 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/gocql/gocql"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/tsbucket/tsbucket/internal/refmodel"
+	"github.com/tsbucket/tsbucket/metrics"
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+func (c Config) session(keyspace string) repo.SessionConfig {
+	return repo.SessionConfig{Hosts: c.Hosts, Datacenter: c.Datacenter, Keyspace: keyspace,
+		Username: c.Username, Password: c.Password}
+}
+
+// prepareKeyspace creates the keyspace (NetworkTopologyStrategy, RF
+// ReplicationFactor in Datacenter) and applies the reference migrations, then
+// returns a session bound to it and the number of migrations applied.
+func prepareKeyspace(ctx context.Context, c Config) (*gocql.Session, int, error) {
+	ddl, err := schema.Keyspace{Name: c.Keyspace, Replication: map[string]int{c.Datacenter: c.ReplicationFactor}}.CQL()
+	if err != nil {
+		return nil, 0, fmt.Errorf("demo: keyspace: %w", err)
+	}
+	admin, err := repo.NewSession(c.session(""))
+	if err != nil {
+		return nil, 0, err
+	}
+	err = admin.Query(ddl).WithContext(ctx).Exec()
+	if err == nil {
+		err = admin.AwaitSchemaAgreement(ctx)
+	}
+	admin.Close()
+	if err != nil {
+		return nil, 0, fmt.Errorf("demo: create keyspace %s: %w", c.Keyspace, err)
+	}
+	ms, err := schema.LoadMigrations(refmodel.Migrations())
+	if err != nil {
+		return nil, 0, fmt.Errorf("demo: load migrations: %w", err)
+	}
+	// The migrations are unqualified: they create tables in the session's keyspace.
+	s, err := repo.NewSession(c.session(c.Keyspace))
+	if err != nil {
+		return nil, 0, err
+	}
+	applied, err := schema.Migrate(ctx, s, c.Keyspace, ms)
+	if err != nil {
+		s.Close()
+		return nil, 0, fmt.Errorf("demo: migrate %s: %w", c.Keyspace, err)
+	}
+	return s, applied, nil
+}
+
+// newMetrics builds a registry of its own with the tsbucket collectors and the
+// Go runtime's. Threshold crossings are logged to log (nil discards them).
+func newMetrics(c Config, log io.Writer) (*prometheus.Registry, *metrics.Metrics, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	logger := slog.New(slog.DiscardHandler)
+	if log != nil {
+		logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	m, err := metrics.New(reg, metrics.Config{PartitionRowsLimit: c.PartitionRowsLimit, Logger: logger})
+	if err != nil {
+		return nil, nil, fmt.Errorf("demo: metrics: %w", err)
+	}
+	return reg, m, nil
+}
+
+// openRepos opens the chat and IoT repositories on s.
+func (wl *workload) openRepos(ctx context.Context, s *gocql.Session, m *metrics.Metrics) error {
+	opts := repo.Options{Metrics: m}
+	var err error
+	if wl.chat, err = repo.Open[refmodel.Message](ctx, s, wl.cfg.Keyspace, refmodel.ChatViews(), opts); err != nil {
+		return fmt.Errorf("demo: open chat: %w", err)
+	}
+	if wl.iot, err = repo.Open[refmodel.Reading](ctx, s, wl.cfg.Keyspace, refmodel.IoTViews(), opts); err != nil {
+		return fmt.Errorf("demo: open iot: %w", err)
+	}
+	return nil
+}
