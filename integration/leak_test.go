@@ -1,0 +1,203 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// The cancellation tests: a cancelled context ends a read walk, a coalesced
+// read, a fan-out and a repair promptly, and every goroutine they started is
+// gone afterwards (goleak, with whatever ran before the test ignored; the
+// integration package's TestMain is shared, so the check is per test).
+
+// promptly is how long after cancel a call may take to return: a few
+// in-flight statements answering their context, far below any server timeout.
+const promptly = 500 * time.Millisecond
+
+// leakCheck fails t if goroutines started during the test outlive it. It runs
+// after every other cleanup, sessions and keyspace drops included.
+func leakCheck(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+}
+
+// tick is the item of the cancellation tests' view: minute buckets, so an
+// open-ended walk has millions of buckets ahead of it.
+type tick struct {
+	Src string `db:"src"`
+	ID  int64  `db:"id"`
+	V   string `db:"v"`
+}
+
+func tickView() schema.View {
+	s, err := bucket.Fixed(time.Minute, bucket.DiscordSnowflake().Epoch)
+	if err != nil {
+		panic(err) // constant arguments
+	}
+	return schema.View{
+		Name:   "ticks_by_src",
+		Key:    []schema.Column{{Name: "src", Type: "text"}},
+		Scheme: s,
+		ID:     schema.Column{Name: "id", Type: "bigint"},
+		Kind:   bucket.DiscordSnowflake(),
+		Values: []schema.Column{{Name: "v", Type: "text"}},
+	}
+}
+
+// openTicks creates the tick tables in a fresh keyspace and opens a repo on
+// them with its own session, closed at test end.
+func openTicks(t *testing.T, opts repo.Options) *repo.Repo[tick] {
+	t.Helper()
+	ks := newKeyspace(t)
+	s := connect(t, ks)
+	stmts, err := schema.DDL(ks, []schema.View{tickView()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range stmts {
+		if err := s.Query(stmt).WithContext(t.Context()).Exec(); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := s.AwaitSchemaAgreement(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := repo.Open[tick](t.Context(), s, ks, []schema.View{tickView()}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// cancelAfter runs call with a context cancelled after d and returns its error
+// and how long it took to return after the cancel.
+func cancelAfter(t *testing.T, d time.Duration, call func(context.Context) error) (error, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- call(ctx) }()
+	select {
+	case err := <-done:
+		t.Fatalf("returned %v after %v, before the cancel: the call was too short to test", err, time.Since(start))
+	case <-time.After(d):
+	}
+	cancel()
+	cancelled := time.Now()
+	select {
+	case err := <-done:
+		return err, time.Since(cancelled)
+	case <-time.After(time.Minute):
+		t.Fatal("still running a minute after cancel")
+	}
+	return nil, 0
+}
+
+// TestCancelReadWalk: an open-ended walk without a presence index (millions of
+// empty minute buckets, probed in parallel) stops when its context does.
+func TestCancelReadWalk(t *testing.T) {
+	leakCheck(t)
+	r := openTicks(t, repo.Options{NoPresenceIndex: true, EmptyBucketBudget: 1 << 30, NoCoalesce: true})
+	err, took := cancelAfter(t, 300*time.Millisecond, func(ctx context.Context) error {
+		_, err := r.Latest(ctx, "ticks_by_src", repo.Key{"quiet"}, 10)
+		return err
+	})
+	t.Logf("walk returned %v after the cancel: %v", took, err)
+	if !errors.Is(err, context.Canceled) || took > promptly {
+		t.Fatalf("got %v after %v, want context.Canceled within %v", err, took, promptly)
+	}
+}
+
+// TestCancelCoalescedRead: a follower whose context ends stops waiting for
+// the leader's walk; the leader stops on its own cancel.
+func TestCancelCoalescedRead(t *testing.T) {
+	leakCheck(t)
+	r := openTicks(t, repo.Options{NoPresenceIndex: true, EmptyBucketBudget: 1 << 30})
+	read := func(ctx context.Context) error {
+		_, err := r.Latest(ctx, "ticks_by_src", repo.Key{"quiet"}, 10)
+		return err
+	}
+	leaderCtx, stopLeader := context.WithCancel(t.Context())
+	defer stopLeader()
+	leader := make(chan error, 1)
+	go func() { leader <- read(leaderCtx) }()
+	time.Sleep(100 * time.Millisecond) // let the leader's walk start
+	err, took := cancelAfter(t, 200*time.Millisecond, read)
+	if !errors.Is(err, context.Canceled) || took > promptly {
+		t.Fatalf("follower: got %v after %v, want context.Canceled within %v", err, took, promptly)
+	}
+	stopLeader()
+	select {
+	case err := <-leader:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("leader: %v, want context.Canceled", err)
+		}
+	case <-time.After(promptly):
+		t.Fatal("leader still walking after its cancel")
+	}
+}
+
+// TestCancelFanout: a large PutMany stops when its context does, and the
+// error names the views it did not finish; a Put on a cancelled context
+// returns at once.
+func TestCancelFanout(t *testing.T) {
+	leakCheck(t)
+	r := openTicks(t, repo.Options{WriteConcurrency: 4})
+	now := time.Now()
+	items := make([]tick, 100_000)
+	for i := range items {
+		id, err := bucket.DiscordSnowflake().Make(now.Add(-time.Duration(i)*time.Second), uint64(i%1024), uint64(i%4096))
+		if err != nil {
+			t.Fatal(err)
+		}
+		items[i] = tick{Src: fmt.Sprintf("src-%d", i%5000), ID: snowflakeInt(id), V: "v"}
+	}
+	err, took := cancelAfter(t, 300*time.Millisecond, func(ctx context.Context) error { return r.PutMany(ctx, items) })
+	t.Logf("PutMany of %d items returned %v after the cancel: %.200v", len(items), took, err)
+	var pe *repo.PutError
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &pe) || took > promptly {
+		t.Fatalf("got %v after %v, want a *repo.PutError wrapping context.Canceled within %v", err, took, promptly)
+	}
+	if got := pe.FailedViews(); len(got) != 1 || got[0] != "ticks_by_src" {
+		t.Fatalf("failed views %v, want [ticks_by_src]", got)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	start := time.Now()
+	err = r.Put(ctx, &items[0])
+	if !errors.Is(err, context.Canceled) || time.Since(start) > promptly {
+		t.Fatalf("Put on a cancelled context: %v after %v", err, time.Since(start))
+	}
+}
+
+// TestCancelRepair: a repair over a long walk stops with its context.
+func TestCancelRepair(t *testing.T) {
+	leakCheck(t)
+	r := openTicks(t, repo.Options{NoPresenceIndex: true, EmptyBucketBudget: 1 << 30})
+	err, took := cancelAfter(t, 300*time.Millisecond, func(ctx context.Context) error {
+		_, err := r.Repair(ctx, "ticks_by_src", repo.Key{"quiet"}, time.Time{}, time.Time{})
+		return err
+	})
+	if !errors.Is(err, context.Canceled) || took > promptly {
+		t.Fatalf("got %v after %v, want context.Canceled within %v", err, took, promptly)
+	}
+}
+
+func snowflakeInt(id bucket.ID) int64 {
+	var n int64
+	for _, b := range id[8:] {
+		n = n<<8 | int64(b)
+	}
+	return n
+}
