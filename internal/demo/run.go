@@ -27,20 +27,20 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Summary, error) {
 	wl := &workload{cfg: cfg, ids: newIDGen(cfg.Seed), stats: newOpStats(), recent: &recent{},
 		text: bodyText(cfg.BodyBytes), log: out}
 
-	s, applied, err := prepareKeyspace(ctx, cfg)
+	// Driver and threshold-crossing lines are worth logging, but not in the
+	// middle of a terminal status line.
+	var sideLog io.Writer = io.Discard
+	if cfg.Progress == ProgressLines {
+		sideLog = out
+	}
+	s, applied, err := prepareKeyspace(ctx, cfg, sideLog)
 	if err != nil {
 		return sum, err
 	}
 	defer s.Close()
 	wl.logf("cluster %s, keyspace %s ready (%d migration(s) applied)", sum.Cluster, cfg.Keyspace, applied)
 
-	// Threshold crossings are worth a log line, but not in the middle of a
-	// terminal status line.
-	var thresholdLog io.Writer
-	if cfg.Progress == ProgressLines {
-		thresholdLog = out
-	}
-	reg, m, err := newMetrics(cfg, thresholdLog)
+	reg, m, err := newMetrics(cfg, sideLog)
 	if err != nil {
 		return sum, err
 	}

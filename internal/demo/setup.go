@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 
 	"github.com/gocql/gocql"
@@ -16,20 +17,33 @@ import (
 	"github.com/tsbucket/tsbucket/schema"
 )
 
-func (c Config) session(keyspace string) repo.SessionConfig {
-	return repo.SessionConfig{Hosts: c.Hosts, Datacenter: c.Datacenter, Keyspace: keyspace,
+// session connects with the repository's recommended settings. The driver's
+// own log lines (reconnections and the like) go to driverLog: the
+// package-level gocql.Logger is left alone.
+func (c Config) session(keyspace string, driverLog io.Writer) (*gocql.Session, error) {
+	sc := repo.SessionConfig{Hosts: c.Hosts, Datacenter: c.Datacenter, Keyspace: keyspace,
 		Username: c.Username, Password: c.Password}
+	cc, err := sc.ClusterConfig()
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	cc.Logger = log.New(driverLog, "demo: ", 0)
+	s, err := cc.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("demo: connect to %s: %w", sc, err)
+	}
+	return s, nil
 }
 
 // prepareKeyspace creates the keyspace (NetworkTopologyStrategy, RF
 // ReplicationFactor in Datacenter) and applies the reference migrations, then
 // returns a session bound to it and the number of migrations applied.
-func prepareKeyspace(ctx context.Context, c Config) (*gocql.Session, int, error) {
+func prepareKeyspace(ctx context.Context, c Config, driverLog io.Writer) (*gocql.Session, int, error) {
 	ddl, err := schema.Keyspace{Name: c.Keyspace, Replication: map[string]int{c.Datacenter: c.ReplicationFactor}}.CQL()
 	if err != nil {
 		return nil, 0, fmt.Errorf("demo: keyspace: %w", err)
 	}
-	admin, err := repo.NewSession(c.session(""))
+	admin, err := c.session("", driverLog)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -46,7 +60,7 @@ func prepareKeyspace(ctx context.Context, c Config) (*gocql.Session, int, error)
 		return nil, 0, fmt.Errorf("demo: load migrations: %w", err)
 	}
 	// The migrations are unqualified: they create tables in the session's keyspace.
-	s, err := repo.NewSession(c.session(c.Keyspace))
+	s, err := c.session(c.Keyspace, driverLog)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -59,14 +73,11 @@ func prepareKeyspace(ctx context.Context, c Config) (*gocql.Session, int, error)
 }
 
 // newMetrics builds a registry of its own with the tsbucket collectors and the
-// Go runtime's. Threshold crossings are logged to log (nil discards them).
-func newMetrics(c Config, log io.Writer) (*prometheus.Registry, *metrics.Metrics, error) {
+// Go runtime's. Threshold crossings are logged to w.
+func newMetrics(c Config, w io.Writer) (*prometheus.Registry, *metrics.Metrics, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	logger := slog.New(slog.DiscardHandler)
-	if log != nil {
-		logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
+	logger := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	m, err := metrics.New(reg, metrics.Config{PartitionRowsLimit: c.PartitionRowsLimit, Logger: logger})
 	if err != nil {
 		return nil, nil, fmt.Errorf("demo: metrics: %w", err)
@@ -76,12 +87,16 @@ func newMetrics(c Config, log io.Writer) (*prometheus.Registry, *metrics.Metrics
 
 // openRepos opens the chat and IoT repositories on s.
 func (wl *workload) openRepos(ctx context.Context, s *gocql.Session, m *metrics.Metrics) error {
-	opts := repo.Options{Metrics: m}
+	// Chat has no TTL, so a walk of a channel that was never written (no
+	// presence entries: it probes bucket by bucket) would stop only at the
+	// empty-bucket budget. Nothing is older than the seeded history: floor
+	// the walks there. IoT reads have their floor already: the TTL.
+	chatOpts := repo.Options{Metrics: m, MaxLookback: wl.cfg.History + refmodel.ChatWidth}
 	var err error
-	if wl.chat, err = repo.Open[refmodel.Message](ctx, s, wl.cfg.Keyspace, refmodel.ChatViews(), opts); err != nil {
+	if wl.chat, err = repo.Open[refmodel.Message](ctx, s, wl.cfg.Keyspace, refmodel.ChatViews(), chatOpts); err != nil {
 		return fmt.Errorf("demo: open chat: %w", err)
 	}
-	if wl.iot, err = repo.Open[refmodel.Reading](ctx, s, wl.cfg.Keyspace, refmodel.IoTViews(), opts); err != nil {
+	if wl.iot, err = repo.Open[refmodel.Reading](ctx, s, wl.cfg.Keyspace, refmodel.IoTViews(), repo.Options{Metrics: m}); err != nil {
 		return fmt.Errorf("demo: open iot: %w", err)
 	}
 	return nil
