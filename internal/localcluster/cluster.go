@@ -97,7 +97,12 @@ func lockCluster(ctx context.Context, log io.Writer) (func(), error) {
 		return unlock, nil
 	}
 	fmt.Fprintf(log, "waiting for another local cluster to stop (lock %s)\n", path)
-	return lockFile(ctx, path)
+	start := time.Now()
+	unlock, err = lockFile(ctx, path)
+	if err == nil {
+		fmt.Fprintf(log, "got the cluster lock after %.1fs\n", time.Since(start).Seconds())
+	}
+	return unlock, err
 }
 
 func (c *Cluster) makeDataDir() error {

@@ -91,11 +91,26 @@ func TestSingleNode(t *testing.T) {
 		t.Error("TLS material without TLS")
 	}
 
+	s.Close()
+
+	// Restart of a running node stops it cleanly first.
+	before := c.PID(0)
+	if err := c.Restart(t.Context(), 0); err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
+	if after := c.PID(0); after == 0 || after == before || syscall.Kill(before, 0) == nil {
+		t.Errorf("pid %d before Restart, %d after; old one must be gone", before, after)
+	}
+	s = connect(t, c.ClusterConfig())
+	if got := scanString(t, s, "SELECT release_version FROM system.local"); got != Version {
+		t.Errorf("release_version after Restart = %q", got)
+	}
+	s.Close()
+
 	dir := c.DataDir()
 	if len(pidsMentioning(t, dir)) != 1 {
 		t.Errorf("want exactly one JVM for %s, got %v", dir, pidsMentioning(t, dir))
 	}
-	s.Close()
 	if err := c.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
