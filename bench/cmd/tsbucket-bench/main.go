@@ -1,0 +1,125 @@
+// Command tsbucket-bench runs the benchmarks of package bench against a
+// cluster (TSBUCKET_HOSTS, else Scylla in Docker, else a local Cassandra
+// node), writes the results as JSON and a PNG chart, and refreshes the
+// result tables of BENCHMARKS.md.
+//
+//	go run ./bench/cmd/tsbucket-bench            # full run, about 4 minutes
+//	go run ./bench/cmd/tsbucket-bench -quick     # every scenario, small sizes
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/tsbucket/tsbucket/bench"
+	"github.com/tsbucket/tsbucket/internal/provision"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "tsbucket-bench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	out, markdown string
+	quick, keep   bool
+	rounds        int
+	timeout       time.Duration
+}
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("tsbucket-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.out, "out", "docs/bench", "directory for results.json and latency.png")
+	fs.StringVar(&o.markdown, "markdown", "BENCHMARKS.md", "file whose generated section to refresh (\"\" for none)")
+	fs.BoolVar(&o.quick, "quick", false, "small sizes: a smoke run of every scenario")
+	fs.BoolVar(&o.keep, "keep", false, "keep the bench keyspace after the run")
+	fs.IntVar(&o.rounds, "rounds", 0, "interleaved rounds per scenario (0: the default)")
+	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return o, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parse(args, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+
+	cl, err := provision.Provision(ctx, provision.Options{Log: stderr})
+	if err != nil {
+		return err
+	}
+	cfg := bench.Config{}
+	if o.quick {
+		cfg = bench.Quick()
+	}
+	cfg.Hosts, cfg.Datacenter, cfg.Keep, cfg.Log = cl.Hosts, cl.Datacenter, o.keep, stderr
+	if o.rounds > 0 {
+		cfg.Rounds = o.rounds
+	}
+	rep, err := bench.Run(ctx, cfg)
+	rep.Machine.Cluster = cl.String()
+	err = errors.Join(err, cl.Close())
+	if err != nil {
+		return err
+	}
+	if err := write(o, rep); err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, rep.Markdown())
+	return err
+}
+
+// write stores the JSON and the chart, and refreshes the markdown file.
+func write(o options, rep bench.Report) error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, "results.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	png, err := bench.Chart(rep)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, "latency.png"), png, 0o644); err != nil {
+		return err
+	}
+	if o.markdown == "" {
+		return nil
+	}
+	doc, err := os.ReadFile(o.markdown)
+	if err != nil {
+		return err
+	}
+	updated, err := bench.UpdateMarkdown(string(doc), rep)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.markdown, err)
+	}
+	return os.WriteFile(o.markdown, []byte(updated), 0o644)
+}

@@ -1,0 +1,195 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tsbucket/tsbucket/internal/refmodel"
+	"github.com/tsbucket/tsbucket/metrics"
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// sparseTTL stretches the IoT views' 30-day TTL so the sparse key's 10,000
+// hourly buckets (417 days) are all live: the walk's floor is now minus the
+// TTL, and a naive walk honest about expiry stops there too.
+const sparseTTL = 600 * 24 * time.Hour
+
+// env is everything the scenarios share: one session per side, so each
+// side's requests are counted apart, and the repositories.
+type env struct {
+	cfg Config
+	now time.Time // data placement
+
+	ts      *gocql.Session // tsbucket's, instrumented by its metrics
+	base    *gocql.Session // the hand-written baseline's
+	hotSess *gocql.Session // hot key only: every request counted at the session
+
+	baseCount, hotCount *counter
+	reg                 *prometheus.Registry
+
+	chat      *repo.Repo[refmodel.Message] // default options, with metrics: loads and writes
+	chatRead  *repo.Repo[refmodel.Message] // NoCoalesce: every timed read does its own walk
+	chatNoIdx *repo.Repo[refmodel.Message] // NoCoalesce, no presence index: one query for a dense latest
+	iot       *repo.Repo[refmodel.Reading] // TTL sparseTTL, with metrics
+	hotCo     *repo.Repo[refmodel.Message] // on hot: coalescing (the default)
+	hotNo     *repo.Repo[refmodel.Message] // on hot: NoCoalesce
+}
+
+// setup recreates the keyspace, applies the reference migrations and opens
+// the sessions and repositories.
+func setup(ctx context.Context, cfg Config) (*env, error) {
+	e := &env{cfg: cfg, now: cfg.Now(), baseCount: &counter{}, hotCount: &counter{}, reg: prometheus.NewRegistry()}
+	if err := createKeyspace(ctx, cfg); err != nil {
+		return nil, err
+	}
+	var err error
+	if e.ts, err = e.session(nil); err != nil {
+		return nil, err
+	}
+	if e.base, err = e.session(e.baseCount); err != nil {
+		e.close()
+		return nil, err
+	}
+	if e.hotSess, err = e.session(e.hotCount); err != nil {
+		e.close()
+		return nil, err
+	}
+	if err := e.open(ctx); err != nil {
+		e.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *env) sessionConfig(keyspace string) repo.SessionConfig {
+	return repo.SessionConfig{Hosts: e.cfg.Hosts, Datacenter: e.cfg.Datacenter, Keyspace: keyspace, Timeout: 10 * time.Second}
+}
+
+// session opens a session on the bench keyspace; c, when set, observes every
+// request it sends.
+func (e *env) session(c *counter) (*gocql.Session, error) {
+	cc, err := e.sessionConfig(e.cfg.Keyspace).ClusterConfig()
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		cc.QueryObserver, cc.BatchObserver = c, c
+	}
+	s, err := cc.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("bench: connect: %w", err)
+	}
+	return s, nil
+}
+
+func createKeyspace(ctx context.Context, cfg Config) error {
+	admin, err := repo.NewSession(repo.SessionConfig{Hosts: cfg.Hosts, Datacenter: cfg.Datacenter, Timeout: 30 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	stmt, err := schema.Keyspace{Name: cfg.Keyspace, Replication: map[string]int{cfg.Datacenter: 1}}.CQL()
+	if err != nil {
+		return err
+	}
+	for _, q := range []string{"DROP KEYSPACE IF EXISTS " + schema.Quote(cfg.Keyspace), stmt} {
+		if err := admin.Query(q).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("bench: %s: %w", q, err)
+		}
+	}
+	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
+		return fmt.Errorf("bench: schema agreement: %w", err)
+	}
+	return nil
+}
+
+func dropKeyspace(ctx context.Context, cfg Config) error {
+	admin, err := repo.NewSession(repo.SessionConfig{Hosts: cfg.Hosts, Datacenter: cfg.Datacenter, Timeout: 30 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	return admin.Query("DROP KEYSPACE IF EXISTS " + schema.Quote(cfg.Keyspace)).WithContext(ctx).Exec()
+}
+
+// open migrates the keyspace and opens the repositories.
+func (e *env) open(ctx context.Context) error {
+	ms, err := schema.LoadMigrations(refmodel.Migrations())
+	if err != nil {
+		return err
+	}
+	if _, err := schema.Migrate(ctx, e.ts, e.cfg.Keyspace, ms); err != nil {
+		return fmt.Errorf("bench: migrate: %w", err)
+	}
+	m, err := metrics.New(e.reg, metrics.Config{})
+	if err != nil {
+		return err
+	}
+	ks, chat := e.cfg.Keyspace, refmodel.ChatViews()
+	if e.chat, err = repo.Open[refmodel.Message](ctx, e.ts, ks, chat, repo.Options{Metrics: m}); err != nil {
+		return err
+	}
+	// Coalescing is scenario 4's subject; elsewhere it would let a read ride
+	// on another's walk and hide the cost of one read.
+	if e.chatRead, err = repo.New[refmodel.Message](e.ts, ks, chat, repo.Options{Metrics: m, NoCoalesce: true}); err != nil {
+		return err
+	}
+	if e.chatNoIdx, err = repo.New[refmodel.Message](e.ts, ks, chat, repo.Options{Metrics: m, NoCoalesce: true, NoPresenceIndex: true}); err != nil {
+		return err
+	}
+	if e.iot, err = repo.Open[refmodel.Reading](ctx, e.ts, ks, refmodel.IoTViews(), repo.Options{Metrics: m, TTL: sparseTTL}); err != nil {
+		return err
+	}
+	// No metrics on the hot session's repositories: a statement observer
+	// would replace the session's counter.
+	if e.hotCo, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{}); err != nil {
+		return err
+	}
+	e.hotNo, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{NoCoalesce: true})
+	return err
+}
+
+// tsQueries is the number of requests the tsbucket repositories have sent,
+// from tsbucket_cql_statement_attempts_total.
+func (e *env) tsQueries() int64 {
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		return -1
+	}
+	var n float64
+	for _, mf := range mfs {
+		if mf.GetName() != "tsbucket_cql_statement_attempts_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			n += m.GetCounter().GetValue()
+		}
+	}
+	return int64(n)
+}
+
+func (e *env) close() {
+	for _, s := range []*gocql.Session{e.ts, e.base, e.hotSess} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// serverVersion is the release of the node the sessions talk to.
+func (e *env) serverVersion(ctx context.Context) string {
+	var v string
+	if err := e.base.Query("SELECT release_version FROM system.local").WithContext(ctx).Scan(&v); err != nil {
+		return "unknown"
+	}
+	return v
+}
+
+func (e *env) logf(format string, args ...any) {
+	fmt.Fprintf(e.cfg.Log, "bench: "+format+"\n", args...)
+}

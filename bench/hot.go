@@ -1,0 +1,87 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tsbucket/tsbucket/internal/refmodel"
+	"github.com/tsbucket/tsbucket/repo"
+)
+
+// hotRound releases HotReaders goroutines at once, each reading the newest
+// page of the dense channel through r, and returns each read's latency from
+// the release and the requests the hot session sent meanwhile.
+func (e *env) hotRound(ctx context.Context, r *repo.Repo[refmodel.Message]) ([]time.Duration, int64, error) {
+	n := e.cfg.HotReaders
+	lat := make([]time.Duration, n)
+	errs := make([]error, n)
+	release := make(chan struct{})
+	var ready, done sync.WaitGroup
+	ready.Add(n)
+	var start time.Time
+	for i := range n {
+		done.Go(func() {
+			ready.Done()
+			<-release
+			p, err := r.Latest(ctx, "messages_by_channel", repo.Key{denseChannel}, e.cfg.Page)
+			lat[i] = time.Since(start)
+			if err == nil {
+				err = wantPage("hot Latest", len(p.Items), e.cfg.Page)
+			}
+			errs[i] = err
+		})
+	}
+	ready.Wait()
+	q0 := e.hotCount.load()
+	start = time.Now()
+	close(release)
+	done.Wait()
+	return lat, e.hotCount.load() - q0, firstError(errs)
+}
+
+// hot is scenario 4: identical concurrent reads, coalesced and not.
+func (e *env) hot(ctx context.Context) (Scenario, error) {
+	c := e.cfg
+	co := &tally{name: nameTS + " (coalescing)", queries: e.hotCount.load}
+	no := &tally{name: nameTS + ", NoCoalesce", baseline: true, queries: e.hotCount.load}
+	maxQ := map[*tally]int64{}
+	var wall time.Duration
+	run := func(t *tally, r *repo.Repo[refmodel.Message]) func() error {
+		return func() error {
+			return t.measure(func() (block, error) {
+				start := time.Now()
+				lat, q, err := e.hotRound(ctx, r)
+				if t == co {
+					wall += time.Since(start)
+				}
+				maxQ[t] = max(maxQ[t], q)
+				return block{lat: lat}, err
+			})
+		}
+	}
+	// Prepare the statements on the hot session, unmeasured.
+	if _, err := e.hotNo.Latest(ctx, "messages_by_channel", repo.Key{denseChannel}, c.Page); err != nil {
+		return Scenario{}, err
+	}
+	if err := interleave(c.Rounds, run(co, e.hotCo), run(no, e.hotNo)); err != nil {
+		return Scenario{}, err
+	}
+	s := Scenario{
+		ID: "hot", Title: fmt.Sprintf("Hot key: %d concurrent identical latest-%d reads", c.HotReaders, c.Page),
+		Mode:     fmt.Sprintf("%d readers released together per round; latency from the release; requests counted by a session-level gocql observer", c.HotReaders),
+		Unit:     "one read",
+		Variants: []Variant{co.variant(), no.variant()},
+	}
+	s.Variants[0].MaxQueries, s.Variants[1].MaxQueries = maxQ[co], maxQ[no]
+	s.Targets = []Target{
+		atMost("requests per round, coalescing", float64(maxQ[co]), 2, "requests"),
+		atLeast("requests per round without coalescing", float64(maxQ[no]), float64(c.HotReaders), "requests"),
+	}
+	s.Notes = []string{
+		fmt.Sprintf("Coalesced rounds took %.2f ms of wall time on average.", float64(wall.Microseconds())/1000/float64(c.Rounds)),
+		"A tsbucket read of this key is two requests (presence index, then the bucket), so one walk per round is 2 and no coalescing is 2 per reader.",
+	}
+	return s, nil
+}

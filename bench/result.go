@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+)
+
+// Report is the outcome of one Run, written as docs/bench/results.json.
+type Report struct {
+	Started   time.Time  `json:"started"`
+	Seconds   float64    `json:"seconds"`
+	Machine   Machine    `json:"machine"`
+	Settings  Settings   `json:"settings"`
+	Scenarios []Scenario `json:"scenarios"`
+}
+
+// Machine says where the numbers come from.
+type Machine struct {
+	CPU       string  `json:"cpu"`
+	CPUs      int     `json:"cpus"`
+	MemoryGiB float64 `json:"memory_gib"`
+	LoadAvg   string  `json:"load_avg_at_start"`
+	OS        string  `json:"os"`
+	Go        string  `json:"go"`
+	Cluster   string  `json:"cluster"`
+	Server    string  `json:"server"`
+}
+
+// Settings are the sizes of the run (Config without its functions).
+type Settings struct {
+	Rounds        int     `json:"rounds"`
+	DenseItems    int     `json:"dense_items"`
+	DenseRate     float64 `json:"dense_rate_per_s"`
+	DenseOps      int     `json:"dense_ops_per_round"`
+	SparseItems   int     `json:"sparse_items"`
+	SparseEvery   int     `json:"sparse_every_buckets"`
+	WriteWorkers  int     `json:"write_workers"`
+	WriteBlock    string  `json:"write_block"`
+	BatchItems    int     `json:"batch_items"`
+	BatchCallers  int     `json:"batch_callers"`
+	HotReaders    int     `json:"hot_readers"`
+	DeepItems     int     `json:"deep_items"`
+	DeepPerBucket int     `json:"deep_per_bucket"`
+	Page          int     `json:"page"`
+	Consistency   string  `json:"consistency"`
+}
+
+func settingsOf(c Config) Settings {
+	return Settings{
+		Rounds: c.Rounds, DenseItems: c.DenseItems, DenseRate: c.DenseRate, DenseOps: c.DenseOps,
+		SparseItems: c.SparseItems, SparseEvery: c.SparseEvery, WriteWorkers: c.WriteWorkers,
+		WriteBlock: c.WriteBlock.String(), BatchItems: c.BatchItems, BatchCallers: c.BatchCallers,
+		HotReaders: c.HotReaders, DeepItems: c.DeepItems, DeepPerBucket: c.DeepPerBucket, Page: c.Page,
+		Consistency: "LOCAL_QUORUM",
+	}
+}
+
+// Scenario is one scenario's variants, its targets and, for deep paging, the
+// per-depth breakdown.
+type Scenario struct {
+	ID       string     `json:"id"`
+	Title    string     `json:"title"`
+	Mode     string     `json:"mode"`
+	Unit     string     `json:"unit"` // what one op is
+	Variants []Variant  `json:"variants"`
+	Targets  []Target   `json:"targets"`
+	Depth    []DepthRow `json:"depth,omitempty"`
+	Notes    []string   `json:"notes,omitempty"`
+}
+
+// Variant is one implementation measured in a scenario.
+type Variant struct {
+	Name         string  `json:"name"`
+	Baseline     bool    `json:"baseline"`
+	Ops          int     `json:"ops"`
+	Latency      Latency `json:"latency"`
+	Throughput   float64 `json:"throughput_per_s"`
+	QueriesPerOp float64 `json:"queries_per_op"`
+	AllocsPerOp  float64 `json:"allocs_per_op"`
+	BytesPerOp   float64 `json:"bytes_per_op"`
+	// MaxQueries is the most requests one round sent (hot key).
+	MaxQueries int64 `json:"max_queries_per_round,omitempty"`
+}
+
+// Target is one goal of the issue and whether this run met it.
+type Target struct {
+	Name string  `json:"name"`
+	Want string  `json:"want"`
+	Got  float64 `json:"got"`
+	Unit string  `json:"unit"`
+	Met  bool    `json:"met"`
+}
+
+// DepthRow is one slice of a deep walk: pages From..To (1-based, inclusive).
+type DepthRow struct {
+	From, To    int     `json:"-"`
+	Pages       string  `json:"pages"`
+	Variant     string  `json:"variant"`
+	P50         float64 `json:"p50_ms"`
+	P99         float64 `json:"p99_ms"`
+	QueriesPage float64 `json:"queries_per_page"`
+}
+
+// Variant returns the named variant, or false.
+func (s Scenario) Variant(name string) (Variant, bool) {
+	for _, v := range s.Variants {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
+// Met reports whether every target of every scenario was met.
+func (r Report) Met() bool {
+	for _, s := range r.Scenarios {
+		for _, t := range s.Targets {
+			if !t.Met {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ratio is a/b rounded to three decimals; 0 when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return round3(a / b)
+}
+
+// atMost and atLeast build targets on a measured value.
+func atMost(name string, got, limit float64, unit string) Target {
+	return Target{Name: name, Want: fmt.Sprintf("<= %g", limit), Got: got, Unit: unit, Met: got <= limit}
+}
+
+func atLeast(name string, got, limit float64, unit string) Target {
+	return Target{Name: name, Want: fmt.Sprintf(">= %g", limit), Got: got, Unit: unit, Met: got >= limit}
+}

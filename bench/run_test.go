@@ -1,0 +1,104 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/tsbucket/tsbucket/internal/provision"
+)
+
+// TestRunQuick runs every scenario, small, against a real node and checks
+// what does not depend on timing: every read returned full, correctly
+// ordered pages (Run fails otherwise), and the requests counted per
+// operation are exactly what each implementation must send.
+func TestRunQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a database; -short runs only the in-process tests")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cl, err := provision.Provision(ctx, provision.Options{Log: os.Stderr})
+	if err != nil {
+		if os.Getenv("TSBUCKET_REQUIRE_DB") == "1" {
+			t.Fatalf("no database: %v", err)
+		}
+		t.Skipf("no database (set TSBUCKET_HOSTS or install Java 17 + Maven): %v", err)
+	}
+	t.Cleanup(func() {
+		if err := cl.Close(); err != nil {
+			t.Errorf("stop cluster: %v", err)
+		}
+	})
+	cfg := Quick()
+	cfg.Hosts, cfg.Datacenter, cfg.Keyspace = cl.Hosts, cl.Datacenter, "tsbucket_bench_test"
+	rep, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	ids := []string{}
+	for _, s := range rep.Scenarios {
+		ids = append(ids, s.ID)
+	}
+	if got, want := len(ids), 6; got != want {
+		t.Fatalf("got scenarios %v, want dense, sparse, put, putmany, hot, deep", ids)
+	}
+	sparseLimit := float64(min(cfg.Page, cfg.SparseItems))
+	tests := []struct {
+		scenario, variant string
+		queries           float64
+	}{
+		{"dense", nameTS, 2},                        // presence index, then the bucket
+		{"dense", nameBaseline, 1},                  // the partition, named
+		{"dense", "tsbucket, no presence index", 1}, // the current bucket holds the page
+		{"sparse", nameTS, 1 + sparseLimit},         // one index page lists them all
+		{"sparse", "naive bucket walk", (sparseLimit-1)*float64(cfg.SparseEvery) + 1},
+		{"put", nameTS, 3}, // presence entries were written by the warm-up
+		{"put", nameBaseline, 3},
+		{"putmany", nameBaseline, 3},
+		{"hot", nameTS + ", NoCoalesce", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.scenario+"/"+tc.variant, func(t *testing.T) {
+			s := scenario(t, rep, tc.scenario)
+			v, ok := s.Variant(tc.variant)
+			if !ok {
+				t.Fatalf("no variant %q in %+v", tc.variant, s.Variants)
+			}
+			if v.QueriesPerOp != tc.queries {
+				t.Errorf("queries per op: got %v, want %v", v.QueriesPerOp, tc.queries)
+			}
+			if v.Ops == 0 || v.Latency.P50 <= 0 || v.AllocsPerOp <= 0 {
+				t.Errorf("empty measurement: %+v", v)
+			}
+		})
+	}
+	hot := scenario(t, rep, "hot")
+	if got, want := hot.Variants[1].MaxQueries, int64(2*cfg.HotReaders); got != want {
+		t.Errorf("hot, no coalescing: got %d requests in a round, want %d", got, want)
+	}
+	if got, limit := hot.Variants[0].MaxQueries, int64(cfg.HotReaders); got >= limit {
+		t.Errorf("hot, coalescing: got %d requests in a round, want well under %d", got, limit)
+	}
+	if many := scenario(t, rep, "putmany"); many.Variants[0].QueriesPerOp >= 3 {
+		t.Errorf("PutMany of one channel: got %v requests per message, want fewer than 3 (batched)", many.Variants[0].QueriesPerOp)
+	}
+	if deep := scenario(t, rep, "deep"); len(deep.Depth) == 0 || len(deep.Targets) != 2 {
+		t.Errorf("deep: got %d depth rows and %d targets", len(deep.Depth), len(deep.Targets))
+	}
+	if _, err := Chart(rep); err != nil {
+		t.Errorf("Chart: %v", err)
+	}
+}
+
+func scenario(t *testing.T, r Report, id string) Scenario {
+	t.Helper()
+	for _, s := range r.Scenarios {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("no scenario %q", id)
+	return Scenario{}
+}

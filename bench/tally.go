@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// counter counts the requests a session sends: every attempt of every query
+// and batch, every page. Set as the session's QueryObserver and
+// BatchObserver, it sees all of them (a statement's own Observer would
+// replace it, which is why the tsbucket side is counted by its metrics).
+type counter struct{ n atomic.Int64 }
+
+var (
+	_ gocql.QueryObserver = (*counter)(nil)
+	_ gocql.BatchObserver = (*counter)(nil)
+)
+
+func (c *counter) ObserveQuery(context.Context, gocql.ObservedQuery) { c.n.Add(1) }
+func (c *counter) ObserveBatch(context.Context, gocql.ObservedBatch) { c.n.Add(1) }
+func (c *counter) load() int64                                       { return c.n.Load() }
+
+// tally accumulates one variant of a scenario over its rounds.
+type tally struct {
+	name     string
+	baseline bool
+	queries  func() int64 // requests sent so far by this variant's session
+
+	lat     []time.Duration
+	ops     int
+	elapsed time.Duration
+	sent    int64
+	mallocs uint64
+	bytes   uint64
+}
+
+// block is one measured run of a variant: the latencies of its operations,
+// how many operations that was (several per latency sample for batched
+// writes) and how long it took.
+type block struct {
+	lat     []time.Duration
+	ops     int
+	elapsed time.Duration
+}
+
+// measure runs fn and adds its block, the requests it sent and the heap
+// allocations made meanwhile (by every goroutine, the driver's included)
+// to t.
+func (t *tally) measure(fn func() (block, error)) error {
+	var before, after runtime.MemStats
+	q0 := t.queries()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	b, err := fn()
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		return err
+	}
+	if b.elapsed == 0 {
+		b.elapsed = elapsed
+	}
+	if b.ops == 0 {
+		b.ops = len(b.lat)
+	}
+	t.lat = append(t.lat, b.lat...)
+	t.ops += b.ops
+	t.elapsed += b.elapsed
+	t.sent += t.queries() - q0
+	t.mallocs += after.Mallocs - before.Mallocs
+	t.bytes += after.TotalAlloc - before.TotalAlloc
+	return nil
+}
+
+// variant turns the tally into its reported form.
+func (t *tally) variant() Variant {
+	v := Variant{Name: t.name, Baseline: t.baseline, Ops: t.ops, Latency: Summarize(t.lat)}
+	if t.ops > 0 {
+		v.QueriesPerOp = round3(float64(t.sent) / float64(t.ops))
+		v.AllocsPerOp = round3(float64(t.mallocs) / float64(t.ops))
+		v.BytesPerOp = round3(float64(t.bytes) / float64(t.ops))
+	}
+	if t.elapsed > 0 {
+		v.Throughput = round3(float64(t.ops) / t.elapsed.Seconds())
+	}
+	return v
+}
+
+// interleave runs rounds of fns, alternating their order every round (ABBA)
+// so that a slow drift of the machine weighs on each the same.
+func interleave(rounds int, fns ...func() error) error {
+	for r := range rounds {
+		for i := range fns {
+			j := i
+			if r%2 == 1 {
+				j = len(fns) - 1 - i
+			}
+			if err := fns[j](); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/internal/refmodel"
+)
+
+// The inserts a user writes for the three chat views, bucket computed by hand.
+const (
+	insertChannel = "INSERT INTO messages_by_channel (channel_id, bucket, message_id, author_id, body) VALUES (?, ?, ?, ?, ?)"
+	insertAuthor  = "INSERT INTO messages_by_author (author_id, bucket, message_id, channel_id, body) VALUES (?, ?, ?, ?, ?)"
+	insertByID    = "INSERT INTO message_by_id (message_id, channel_id, author_id, body) VALUES (?, ?, ?, ?)"
+	// bulkConcurrency matches repo.Options.WriteConcurrency's default.
+	bulkConcurrency = 16
+)
+
+// writer makes the messages of scenario 3.
+type writer struct {
+	e *env
+	g *ids
+	n atomic.Int64
+}
+
+// message is a new message of one of WriteChannels channels and 1000 authors.
+func (w *writer) message(channel int64) (refmodel.Message, error) {
+	i := w.n.Add(1)
+	id, err := w.g.snowflake(w.e.cfg.Now())
+	if err != nil {
+		return refmodel.Message{}, err
+	}
+	if channel == 0 {
+		channel = writeChannel + i%int64(w.e.cfg.WriteChannels)
+	}
+	return refmodel.Message{ChannelID: channel, MessageID: id, AuthorID: writeAuthor + i%1000, Body: body(int(i))}, nil
+}
+
+// batch is BatchItems new messages of one channel: a channel's backlog
+// imported at once, the use PutMany is for.
+func (w *writer) batch() ([]refmodel.Message, error) {
+	ch := writeChannel + 500_000 + w.n.Load()%int64(w.e.cfg.WriteChannels)
+	out := make([]refmodel.Message, w.e.cfg.BatchItems)
+	for i := range out {
+		m, err := w.message(ch)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = m
+	}
+	return out, nil
+}
+
+// warm writes, through tsbucket, one message for every author and channel
+// that message and batch use.
+func (w *writer) warm(ctx context.Context) error {
+	c := w.e.cfg
+	var ms []refmodel.Message
+	for range max(1000, c.WriteChannels) {
+		m, err := w.message(0)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, m)
+	}
+	for k := range c.WriteChannels {
+		m, err := w.message(writeChannel + 500_000 + int64(k))
+		if err != nil {
+			return err
+		}
+		ms = append(ms, m)
+	}
+	if err := w.e.chat.PutMany(ctx, ms); err != nil {
+		return fmt.Errorf("bench: warm the presence cache: %w", err)
+	}
+	return nil
+}
+
+// insertArgs are the hand-written statements of m and their arguments.
+func insertArgs(m refmodel.Message) ([3]string, [3][]any, error) {
+	sf := bucket.DiscordSnowflake()
+	b, err := refmodel.ChatScheme().OfID(sf, sf.FromInt64(m.MessageID))
+	if err != nil {
+		return [3]string{}, [3][]any{}, err
+	}
+	return [3]string{insertChannel, insertAuthor, insertByID}, [3][]any{
+		{m.ChannelID, int64(b), m.MessageID, m.AuthorID, m.Body},
+		{m.AuthorID, int64(b), m.MessageID, m.ChannelID, m.Body},
+		{m.MessageID, m.ChannelID, m.AuthorID, m.Body},
+	}, nil
+}
+
+func (e *env) insert(ctx context.Context, stmt string, args []any) error {
+	return e.base.Query(stmt, args...).WithContext(ctx).Consistency(gocql.LocalQuorum).Idempotent(true).Exec()
+}
+
+// putBaseline writes m to the three views concurrently, as a careful
+// hand-written service does.
+func (e *env) putBaseline(ctx context.Context, m refmodel.Message) error {
+	stmts, args, err := insertArgs(m)
+	if err != nil {
+		return err
+	}
+	var errs [3]error
+	var wg sync.WaitGroup
+	for i := 1; i < 3; i++ {
+		wg.Go(func() { errs[i] = e.insert(ctx, stmts[i], args[i]) })
+	}
+	errs[0] = e.insert(ctx, stmts[0], args[0])
+	wg.Wait()
+	return firstError(errs[:])
+}
+
+// bulkBaseline writes every row of ms, bulkConcurrency inserts at a time.
+func (e *env) bulkBaseline(ctx context.Context, ms []refmodel.Message) error {
+	sem := make(chan struct{}, bulkConcurrency)
+	errs := make([]error, 3*len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		stmts, args, err := insertArgs(m)
+		if err != nil {
+			return err
+		}
+		for j := range 3 {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				errs[3*i+j] = e.insert(ctx, stmts[j], args[j])
+			})
+		}
+	}
+	wg.Wait()
+	return firstError(errs)
+}
+
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writes is scenario 3: single and bulk fan-out writes, closed loop.
+func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
+	c := e.cfg
+	w := &writer{e: e, g: g}
+	put := func(ctx context.Context, _ int) error {
+		m, err := w.message(0)
+		if err != nil {
+			return err
+		}
+		return e.chat.Put(ctx, &m)
+	}
+	putBase := func(ctx context.Context, _ int) error {
+		m, err := w.message(0)
+		if err != nil {
+			return err
+		}
+		return e.putBaseline(ctx, m)
+	}
+	many := func(ctx context.Context, _ int) error {
+		ms, err := w.batch()
+		if err != nil {
+			return err
+		}
+		return e.chat.PutMany(ctx, ms)
+	}
+	manyBase := func(ctx context.Context, _ int) error {
+		ms, err := w.batch()
+		if err != nil {
+			return err
+		}
+		return e.bulkBaseline(ctx, ms)
+	}
+	// Warm up: the presence entries of every key written below, which
+	// tsbucket writes once per (key, bucket) per process (a cost a running
+	// service has long paid), then the prepared statements of each side.
+	if err := w.warm(ctx); err != nil {
+		return nil, err
+	}
+	for _, op := range []func(context.Context, int) error{put, putBase, many, manyBase} {
+		if _, _, err := closedLoop(ctx, c.WriteWorkers, c.WriteBlock/4, op); err != nil {
+			return nil, err
+		}
+	}
+	single, err := e.writeScenario(ctx, "put", fmt.Sprintf("Fan-out write of one message to 3 views (%d concurrent callers)", c.WriteWorkers),
+		c.WriteWorkers, 1, put, putBase)
+	if err != nil {
+		return nil, err
+	}
+	bulk, err := e.writeScenario(ctx, "putmany", fmt.Sprintf("Bulk write, %d messages of one channel per call (%d concurrent callers)", c.BatchItems, c.BatchCallers),
+		c.BatchCallers, c.BatchItems, many, manyBase)
+	if err != nil {
+		return nil, err
+	}
+	bulk.Notes = []string{fmt.Sprintf("Latency is per call of %d messages; throughput and per-op figures are per message.", c.BatchItems)}
+	return []Scenario{single, bulk}, nil
+}
+
+// writeScenario measures op (tsbucket) and base interleaved; each call
+// writes perCall messages.
+func (e *env) writeScenario(ctx context.Context, id, title string, workers, perCall int, op, base func(context.Context, int) error) (Scenario, error) {
+	ts := &tally{name: nameTS, queries: e.tsQueries}
+	bl := &tally{name: nameBaseline, baseline: true, queries: e.baseCount.load}
+	run := func(t *tally, op func(context.Context, int) error) func() error {
+		return func() error {
+			return t.measure(func() (block, error) {
+				lat, elapsed, err := closedLoop(ctx, workers, e.cfg.WriteBlock, op)
+				return block{lat: lat, ops: len(lat) * perCall, elapsed: elapsed}, err
+			})
+		}
+	}
+	if err := interleave(e.cfg.Rounds, run(ts, op), run(bl, base)); err != nil {
+		return Scenario{}, err
+	}
+	s := Scenario{
+		ID: id, Title: title,
+		Mode:     "closed loop for throughput: latencies are service times",
+		Unit:     "one message written to 3 views",
+		Variants: []Variant{ts.variant(), bl.variant()},
+	}
+	s.Targets = []Target{atLeast("throughput vs baseline", ratio(s.Variants[0].Throughput, s.Variants[1].Throughput), 0.9, "x")}
+	return s, nil
+}
