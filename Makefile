@@ -7,8 +7,9 @@ RACE     ?= -race
 # same loopback addresses, and two at once would fight over the ports.
 TESTFLAGS ?= -p 1 -count=1 -timeout 75m
 DEMOFLAGS ?=
+BENCHFLAGS ?=
 
-.PHONY: test test-short demo lint build bench fuzz
+.PHONY: test test-short demo lint build bench bench-cluster fuzz
 
 test:
 	scripts/ensure-deps.sh prometheus
@@ -30,6 +31,12 @@ lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./bucket ./repo ./metrics ./schema
+
+# tsbucket against hand-written gocql on a live node (BENCHMARKS.md): writes
+# docs/bench/results.json, docs/bench/latency.png and BENCHMARKS.md's tables.
+bench-cluster:
+	scripts/ensure-deps.sh
+	$(GO) run ./bench/cmd/tsbucket-bench $(BENCHFLAGS)
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz . -fuzztime 30s ./bucket
