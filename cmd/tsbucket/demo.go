@@ -76,6 +76,9 @@ func (f *demoFlags) config(e env) (demo.Config, error) {
 		return c, usageErr("--duration %v is negative", f.duration)
 	}
 	c.Duration, c.Forever = f.duration, f.duration == 0
+	if err := f.checkPositive(); err != nil {
+		return c, err
+	}
 	// On the command line 0 means none; in demo.Config zero means default.
 	for _, p := range []*float64{&c.ChatRate, &c.IoTRate, &c.LatestRate, &c.AuthorRate, &c.PageRate,
 		&c.SensorRate, &c.RangeRate, &c.DeleteRate, &c.FaultRate} {
@@ -154,6 +157,49 @@ func runDemo(ctx context.Context, args []string, e env) int {
 		return fail(e, "demo", err)
 	}
 	return exitOK
+}
+
+// checkPositive refuses zero and negative counts and durations: in
+// demo.Config zero means "default", which is not what --workers 0 says.
+func (f *demoFlags) checkPositive() error {
+	c := f.cfg
+	for _, n := range []struct {
+		flag string
+		v    int64
+	}{
+		{"rf", int64(c.ReplicationFactor)}, {"channels", int64(c.Channels)}, {"authors", int64(c.Authors)},
+		{"sensors", int64(c.Sensors)}, {"sites", int64(c.Sites)}, {"viewers", int64(c.Viewers)},
+		{"pages", int64(c.Pages)}, {"page-size", int64(c.PageSize)}, {"body-bytes", int64(c.BodyBytes)},
+		{"workers", int64(c.Workers)}, {"partition-rows-limit", c.PartitionRowsLimit},
+		{"history", int64(c.History)}, {"fault-timeout", int64(c.FaultTimeout)}, {"size-poll", int64(c.SizePollInterval)},
+	} {
+		if n.v <= 0 {
+			return usageErr("--%s must be positive", n.flag)
+		}
+	}
+	for _, r := range []struct {
+		flag string
+		v    float64
+	}{
+		{"chat-rate", c.ChatRate}, {"iot-rate", c.IoTRate}, {"latest-rate", c.LatestRate}, {"author-rate", c.AuthorRate},
+		{"page-rate", c.PageRate}, {"sensor-rate", c.SensorRate}, {"range-rate", c.RangeRate}, {"delete-rate", c.DeleteRate},
+	} {
+		if r.v < 0 {
+			return usageErr("--%s %v is negative (0 turns it off)", r.flag, r.v)
+		}
+	}
+	for _, n := range []struct {
+		flag string
+		v    int
+	}{{"seed-messages", c.SeedMessages}, {"seed-readings", c.SeedReadings}, {"purge", c.Purge}} {
+		if n.v < 0 {
+			return usageErr("--%s %d is negative (0 turns it off)", n.flag, n.v)
+		}
+	}
+	if c.FaultRate < 0 {
+		return usageErr("--fault-rate %v is negative (0 turns it off)", c.FaultRate)
+	}
+	return nil
 }
 
 // provision returns the cluster named by --hosts, else one provision starts:

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// runCmd runs the command in-process with an empty environment and returns
+// its exit code and outputs; a panic fails the test. Its context is already
+// cancelled: none of these tests may reach a cluster, and one that slipped
+// past validation fails fast instead of starting one.
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	e := env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" },
+		terminal: func(io.Writer) bool { return false }}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("tsbucket %q panicked: %v", args, r)
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	code = run(ctx, args, e)
+	return code, out.String(), errOut.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// The textbook chat channel: 100 messages/s of 200 B, kept 30 days.
+func TestPlanTextbook(t *testing.T) {
+	code, out, errOut := runCmd(t, "plan", "--rate", "100", "--row-bytes", "200", "--retention", "30d")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	golden(t, "plan_textbook.txt", out)
+	for _, want := range []string{
+		"15m    90000           18.0", "<- recommended",
+		"recommended: 15m buckets, TWCS window 15 MINUTES, default_time_to_live 2592000",
+		"30m    180000          36.0", "too many rows: 180000 rows > 100000",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q", want)
+		}
+	}
+}
+
+func TestPlanJSON(t *testing.T) {
+	code, out, _ := runCmd(t, "plan", "--rate", "100", "--row-bytes", "200", "--retention", "720h", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var got planJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if got.Recommended != "15m" || got.RecommendedSeconds != 900 || got.TWCSWindowUnit != "MINUTES" ||
+		got.TWCSWindowSize != 15 || got.TTLSeconds != 2592000 || len(got.Candidates) != 12 {
+		t.Errorf("got %+v, want 15m (900 s), TWCS 15 MINUTES, TTL 2592000, 12 candidates", got)
+	}
+	for _, c := range got.Candidates {
+		if want := c.WidthSeconds <= 900; c.Fits != want {
+			t.Errorf("%s fits = %v, want %v", c.Width, c.Fits, want)
+		}
+	}
+}
+
+func TestPlanNoFit(t *testing.T) {
+	code, out, errOut := runCmd(t, "plan", "--rate", "10000", "--row-bytes", "200", "--candidates", "1m,5m")
+	if code != exitFail {
+		t.Errorf("exit %d, want %d", code, exitFail)
+	}
+	if !strings.Contains(out, "no width fits") || !strings.Contains(errOut, "no candidate width fits") {
+		t.Errorf("stdout %q, stderr %q: want the table and the reason", out, errOut)
+	}
+}
+
+func TestSchemaPrint(t *testing.T) {
+	code, out, _ := runCmd(t, "schema", "print", "--workload", "chat", "--keyspace", "chat_ks", "--dc", "eu1", "--rf", "3")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		`CREATE KEYSPACE IF NOT EXISTS "chat_ks" WITH replication = {'class': 'NetworkTopologyStrategy', 'eu1': 3}`,
+		`CREATE TABLE IF NOT EXISTS "chat_ks"."messages_by_channel"`, `"chat_ks"."messages_by_channel_buckets"`,
+		`"chat_ks"."messages_by_author"`, `"chat_ks"."message_by_id"`, `"chat_ks"."tsbucket_views"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("schema print lacks %s", want)
+		}
+	}
+	if strings.Contains(out, "readings_by_sensor") {
+		t.Error("chat schema includes IoT tables")
+	}
+}
+
+func TestHelp(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string // in stdout
+	}{
+		{[]string{"help"}, exitOK, "Usage: tsbucket <command>"},
+		{[]string{"--help"}, exitOK, "plan"},
+		{[]string{"help", "plan"}, exitOK, "Usage: tsbucket plan"},
+		{[]string{"help", "demo"}, exitOK, "-chat-rate"},
+		{[]string{"help", "inspect"}, exitOK, "-view"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, _ := runCmd(t, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.want) {
+				t.Errorf("exit %d, stdout %q; want exit %d and %q", code, out, tt.code, tt.want)
+			}
+		})
+	}
+}
+
+// Bad flags give a clear message on stderr and exit code 2, never a panic,
+// and nothing is started.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // in stderr
+	}{
+		{nil, "Usage: tsbucket <command>"},
+		{[]string{"frob"}, `unknown command "frob"`},
+		{[]string{"help", "frob"}, `unknown command "frob"`},
+		{[]string{"plan"}, "--rate and --row-bytes are required"},
+		{[]string{"plan", "--rate", "x", "--row-bytes", "200"}, `invalid value "x" for flag -rate`},
+		{[]string{"plan", "--rate", "-1", "--row-bytes", "200"}, "peak writes per second"},
+		{[]string{"plan", "--rate", "NaN", "--row-bytes", "200"}, "peak writes per second"},
+		{[]string{"plan", "--rate", "100", "--row-bytes", "200", "--candidates", "90s"}, "whole minutes"},
+		{[]string{"plan", "--rate", "100", "--row-bytes", "200", "--retention", "3x"}, "-retention"},
+		{[]string{"plan", "--rate", "100", "--row-bytes", "200", "extra"}, `unexpected argument "extra"`},
+		{[]string{"plan", "--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"demo", "--skew", "1"}, "skew"},
+		{[]string{"demo", "--fault-rate", "2"}, "fault rate"},
+		{[]string{"demo", "--progress", "fancy"}, "--progress"},
+		{[]string{"demo", "--duration", "-1s"}, "--duration"},
+		{[]string{"demo", "--keyspace", "Bad-Name"}, "keyspace"},
+		{[]string{"demo", "--sites", "300"}, "sites"},
+		{[]string{"demo", "--workers", "0"}, "--workers must be positive"},
+		{[]string{"demo", "--history", "0s"}, "--history must be positive"},
+		{[]string{"demo", "--chat-rate", "-5"}, "--chat-rate -5 is negative"},
+		{[]string{"demo", "--purge", "-1"}, "--purge -1 is negative"},
+		{[]string{"demo", "--password", "x"}, "password without username"},
+		{[]string{"schema"}, "Usage: tsbucket schema"},
+		{[]string{"schema", "frob"}, `unknown subcommand "frob"`},
+		{[]string{"schema", "print", "--workload", "x"}, "--workload"},
+		{[]string{"schema", "print", "--keyspace", "1bad"}, "keyspace"},
+		{[]string{"schema", "print", "--rf", "0"}, "replication factor"},
+		{[]string{"schema", "apply"}, "no cluster"},
+		{[]string{"schema", "check", "--hosts", "h", "--workload", "x"}, "--workload"},
+		{[]string{"inspect"}, "no cluster"},
+		{[]string{"inspect", "--hosts", "h"}, "either --view"},
+		{[]string{"inspect", "--hosts", "h", "--view", "messages_by_channel"}, "needs --key"},
+		{[]string{"inspect", "--hosts", "h", "--table", "t", "--key", "1"}, "--key goes with --view"},
+		{[]string{"inspect", "--hosts", "h", "--view", "nope", "--key", "1"}, "not a reference view"},
+		{[]string{"inspect", "--hosts", "h", "--view", "messages_by_channel", "--key", "abc"}, "not an integer"},
+		{[]string{"inspect", "--hosts", "h", "--view", "messages_by_channel", "--key", "1,2"}, "1 key column"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errOut := runCmd(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d (stderr %q)", code, exitUsage, errOut)
+			}
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr %q lacks %q", errOut, tt.want)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+		})
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{{"30d", "30d"}, {"720h", "30d"}, {"15m", "15m"}, {"90s", "1m30s"}, {"6h", "6h"}}
+	for _, tt := range tests {
+		d, err := parseDuration(tt.in)
+		if got := fmtWidth(d); err != nil || got != tt.want {
+			t.Errorf("%s: got %s (%v), want %s", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := parseDuration("xd"); err == nil {
+		t.Error("xd parsed")
+	}
+}
