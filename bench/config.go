@@ -4,8 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
+
+// stepIDs name the steps of a run, in order, for Config.Only.
+func stepIDs() []string { return []string{"dense", "sparse", "writes", "hot", "deep"} }
 
 // ErrBadConfig reports an unusable Config.
 var ErrBadConfig = errors.New("bench: bad config")
@@ -41,6 +45,10 @@ type Config struct {
 	DeepPerBucket int // items per bucket of the deep key; default 125
 
 	Page int // page size of every read; default 50
+
+	// Only names the scenarios to run (dense, sparse, writes, hot, deep);
+	// empty runs all. For profiling one of them.
+	Only []string
 
 	// Now places the data in time; default time.Now. Latencies always use the
 	// monotonic clock.
@@ -78,6 +86,11 @@ func (c Config) Validate() error {
 		return bad("page %d over the repository's MaxLimit 1000", c.Page)
 	case c.DenseItems > 0 && c.Page > 0 && c.DenseItems < c.Page:
 		return bad("dense key has %d items, fewer than a page of %d", c.DenseItems, c.Page)
+	}
+	for _, id := range c.Only {
+		if !slices.Contains(stepIDs(), id) {
+			return bad("unknown scenario %q (have %v)", id, stepIDs())
+		}
 	}
 	return nil
 }
@@ -118,5 +131,6 @@ func (c Config) withDefaults() Config {
 		c.Log = io.Discard
 	}
 	c.Hosts = append([]string(nil), c.Hosts...)
+	c.Only = append([]string(nil), c.Only...)
 	return c
 }

@@ -19,6 +19,8 @@ func TestConfigValidate(t *testing.T) {
 		{"negative rounds", func(c *Config) { c.Rounds = -1 }, true},
 		{"negative rate", func(c *Config) { c.DenseRate = -1 }, true},
 		{"page over MaxLimit", func(c *Config) { c.Page = 1001 }, true},
+		{"only known scenarios", func(c *Config) { c.Only = []string{"writes", "deep"} }, false},
+		{"unknown scenario", func(c *Config) { c.Only = []string{"dense", "latency"} }, true},
 		{"dense key smaller than a page", func(c *Config) { c.DenseItems, c.Page = 10, 50 }, true},
 	}
 	for _, tc := range tests {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,13 +35,16 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		name string
 		run  func(context.Context) ([]Scenario, error)
 	}{
-		{"1 dense", one(e.dense)},
-		{"2 sparse", one(e.sparse)},
-		{"3 writes", func(ctx context.Context) ([]Scenario, error) { return e.writes(ctx, g) }},
-		{"4 hot key", one(e.hot)},
-		{"5 deep paging", one(e.deep)},
+		{"dense", one(e.dense)},
+		{"sparse", one(e.sparse)},
+		{"writes", func(ctx context.Context) ([]Scenario, error) { return e.writes(ctx, g) }},
+		{"hot", one(e.hot)},
+		{"deep", one(e.deep)},
 	}
 	for _, st := range steps {
+		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, st.name) {
+			continue
+		}
 		t := time.Now()
 		ss, err := st.run(ctx)
 		if err != nil {

@@ -17,6 +17,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/tsbucket/tsbucket/bench"
@@ -31,10 +33,10 @@ func main() {
 }
 
 type options struct {
-	out, markdown string
-	quick, keep   bool
-	rounds        int
-	timeout       time.Duration
+	out, markdown, only, cpuprofile string
+	quick, keep                     bool
+	rounds                          int
+	timeout                         time.Duration
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -46,6 +48,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.quick, "quick", false, "small sizes: a smoke run of every scenario")
 	fs.BoolVar(&o.keep, "keep", false, "keep the bench keyspace after the run")
 	fs.IntVar(&o.rounds, "rounds", 0, "interleaved rounds per scenario (0: the default)")
+	fs.StringVar(&o.only, "only", "", "comma-separated scenarios to run (dense,sparse,writes,hot,deep); use with -out elsewhere and -markdown \"\"")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (the client side) to this file")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -78,6 +82,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.rounds > 0 {
 		cfg.Rounds = o.rounds
 	}
+	if o.only != "" {
+		cfg.Only = strings.Split(o.only, ",")
+	}
+	if o.cpuprofile != "" {
+		stopProfile, err := startProfile(o.cpuprofile)
+		if err != nil {
+			return errors.Join(err, cl.Close())
+		}
+		defer stopProfile()
+	}
 	rep, err := bench.Run(ctx, cfg)
 	rep.Machine.Cluster = cl.String()
 	err = errors.Join(err, cl.Close())
@@ -89,6 +103,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = io.WriteString(stdout, rep.Markdown())
 	return err
+}
+
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // write stores the JSON and the chart, and refreshes the markdown file.
