@@ -167,6 +167,7 @@ func (c *Cluster) tlsDir() string { return filepath.Join(c.dataDir, "tls") }
 // launch starts the seed, then the other nodes together, then waits for the
 // ring to form.
 func (c *Cluster) launch(ctx context.Context) error {
+	sizes := c.logSizes() // a reused DataDir holds logs of earlier runs
 	v, err := c.startNode(ctx, 0)
 	if err != nil {
 		return err
@@ -184,6 +185,11 @@ func (c *Cluster) launch(ctx context.Context) error {
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
+	}
+	for i := range c.specs {
+		if err := c.waitAlive(ctx, i, sizes); err != nil {
+			return err
+		}
 	}
 	return c.waitRing(ctx)
 }
@@ -222,7 +228,8 @@ func (c *Cluster) Hosts() []string {
 	return hosts
 }
 
-// Datacenter returns node i's datacenter name.
+// Datacenter returns node i's datacenter name. Like LogPath, it panics when
+// i is not a node index, as a slice index would.
 func (c *Cluster) Datacenter(i int) string { return c.specs[i].dc }
 
 // Version returns release_version as reported by node 1 ("5.0.8").

@@ -48,7 +48,7 @@ type Config struct {
 	ExtraYAML              string        // appended verbatim to every cassandra.yaml
 	StartTimeout           time.Duration // per node start; 0 -> 120s
 	StopTimeout            time.Duration // grace between SIGTERM and SIGKILL; 0 -> 30s
-	Log                    io.Writer     // progress lines; nil -> discarded
+	Log                    io.Writer     // progress lines, written from several goroutines; nil -> discarded
 }
 
 var dcName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)

@@ -27,6 +27,9 @@
 //     schema, and then reports keyspaces created before the kill as missing
 //     while claiming schema agreement (seen on 5.0.8). Leave it off for fault
 //     tests; it only makes DDL a little faster.
+//   - Kill is a crash: the node loses writes it had not yet synced to its
+//     commit log (commitlog_sync periodic, 10 s), so read through a restarted
+//     node at QUORUM, or expect hints and read repair to fill the gap.
 //   - Start returns when every node answers CQL and, with 3 nodes, every node
 //     lists the others with their tokens and all agree on the schema version;
 //     Restart waits for the same agreement.

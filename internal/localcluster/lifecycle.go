@@ -59,7 +59,11 @@ func (c *Cluster) Restart(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
+	sizes := c.logSizes()
 	if _, err = c.startNode(ctx, i); err != nil {
+		return err
+	}
+	if err := c.waitAlive(ctx, i, sizes); err != nil {
 		return err
 	}
 	return c.waitSchemaAgreement(ctx)

@@ -72,3 +72,30 @@ func TestStartErrorWraps(t *testing.T) {
 		t.Errorf("Error() = %q", got)
 	}
 }
+
+func TestLoggedSince(t *testing.T) {
+	n := newNodeSpec(0, "dc1", t.TempDir())
+	if err := os.MkdirAll(n.logDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := "INFO  [GossipStage:1] Gossiper - InetAddress /127.0.0.2:7000 is now UP\n"
+	write(t, n.systemLog(), old+"INFO  restart\n")
+	offset := int64(len(old))
+	tests := []struct {
+		name   string
+		offset int64
+		host   string
+		want   bool
+	}{
+		{"whole log", 0, "127.0.0.2", true},
+		{"only before offset", offset, "127.0.0.2", false},
+		{"other host", 0, "127.0.0.3", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := loggedSince(n, tt.offset, upLine(tt.host)); got != tt.want {
+				t.Errorf("got %t, want %t", got, tt.want)
+			}
+		})
+	}
+}
