@@ -1,0 +1,161 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"go.uber.org/goleak"
+
+	"github.com/tsbucket/tsbucket/internal/localcluster"
+	"github.com/tsbucket/tsbucket/internal/provision"
+	"github.com/tsbucket/tsbucket/repo"
+)
+
+var (
+	requireDB   = os.Getenv("TSBUCKET_REQUIRE_DB") == "1"
+	runID       = time.Now().UTC().Format("150405")
+	keyspaceSeq atomic.Int64
+	// current is the running cluster, shared by consecutive tests that need
+	// the same one; only the test goroutines touch it, one test at a time.
+	current *running
+)
+
+type running struct {
+	cfg localcluster.Config
+	lc  *localcluster.Cluster
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := stopCurrent(); err != nil {
+		fmt.Fprintf(os.Stderr, "faults: stop cluster: %v\n", err)
+		code = max(code, 1)
+	}
+	// Every session, load goroutine and node waiter must be gone by now.
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "faults: goroutines leaked: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func stopCurrent() error {
+	if current == nil {
+		return nil
+	}
+	err := current.lc.Stop()
+	current = nil
+	return err
+}
+
+// useCluster returns a running cluster configured as cfg with every node up,
+// reusing the current one when it matches, else stopping it and starting a
+// new one. It skips (fails under TSBUCKET_REQUIRE_DB=1) when no cluster can
+// start, and skips under -short or with an external cluster configured.
+func useCluster(t *testing.T, cfg localcluster.Config) *localcluster.Cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("fault injection on local Cassandra nodes takes minutes; skipped under -short")
+	}
+	if os.Getenv(provision.EnvHosts) != "" {
+		t.Skipf("%s names an external cluster; fault tests need local nodes they can kill", provision.EnvHosts)
+	}
+	if current != nil && sameCluster(current.cfg, cfg) && allUp(current.lc, cfg.Nodes) {
+		return current.lc
+	}
+	if err := stopCurrent(); err != nil {
+		t.Fatalf("stop previous cluster: %v", err)
+	}
+	// Generous: the lock may be held by another test binary's cluster.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	start := cfg
+	start.Log = os.Stderr
+	lc, err := localcluster.Start(ctx, start)
+	if err != nil {
+		if requireDB {
+			t.Fatalf("start local cluster: %v", err)
+		}
+		t.Skipf("no local cluster (install Java 17 + Maven): %v", err)
+	}
+	current = &running{cfg: cfg, lc: lc}
+	return lc
+}
+
+func sameCluster(a, b localcluster.Config) bool {
+	return a.Nodes == b.Nodes && a.Auth == b.Auth && a.TLS == b.TLS && a.RequireClientCert == b.RequireClientCert
+}
+
+func allUp(lc *localcluster.Cluster, nodes int) bool {
+	for i := range max(nodes, 1) {
+		if lc.PID(i) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// keyspaceName makes a valid, unique keyspace name from a test name.
+func keyspaceName(test string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(test) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	base := b.String()
+	if len(base) > 24 {
+		base = base[:24]
+	}
+	return fmt.Sprintf("f_%s_%s_%d", base, runID, keyspaceSeq.Add(1))
+}
+
+// createKeyspace creates a NetworkTopologyStrategy keyspace with rf replicas
+// in the cluster's datacenter through admin, and drops it at test end.
+func createKeyspace(t *testing.T, admin func() (*gocql.Session, error), dc string, rf int) string {
+	t.Helper()
+	name := keyspaceName(t.Name())
+	s, err := admin()
+	if err != nil {
+		t.Fatalf("admin session: %v", err)
+	}
+	defer s.Close()
+	stmt := fmt.Sprintf(`CREATE KEYSPACE %s WITH replication = {'class': 'NetworkTopologyStrategy', '%s': %d}`, name, dc, rf)
+	if err := s.Query(stmt).Exec(); err != nil {
+		t.Fatalf("create keyspace %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		s, err := admin()
+		if err != nil {
+			t.Logf("drop keyspace %s: %v", name, err)
+			return
+		}
+		defer s.Close()
+		if err := s.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
+			t.Logf("drop keyspace %s: %v", name, err)
+		}
+	})
+	return name
+}
+
+// newSession opens a session from c and closes it at test end.
+func newSession(t *testing.T, c repo.SessionConfig) *gocql.Session {
+	t.Helper()
+	s, err := repo.NewSession(c)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
