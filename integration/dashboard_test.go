@@ -41,6 +41,7 @@ const (
 func TestDashboard(t *testing.T) {
 	c := cluster(t)
 	localCluster(t) // tombstone warnings need the harness's lowered tombstone_warn_threshold
+	leakCheck(t)    // demo.Run must leave no goroutine behind
 	prometheus, promtool := dashTool(t, "prometheus"), dashTool(t, "promtool")
 	queries := dashQueries(t)
 

@@ -71,3 +71,24 @@ func ExampleSummary_WriteTable() {
 	//   chat.latest   2400   80.0    6.00   27.00   56.00          1.40      0       1800       0       0       0
 	// total: 100.0 writes/s, 80.0 reads/s, 0 errors
 }
+
+func TestStatusLine(t *testing.T) {
+	tests := []struct {
+		name    string
+		forever bool
+		want    string
+	}{
+		{"bounded", false, "12s elapsed, 18s left | writes 150/s reads 50/s | errors 1 faults 2 behind 3"},
+		{"forever", true, "12s elapsed | writes 150/s reads 50/s | errors 1 faults 2 behind 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wl := &workload{cfg: Config{Duration: 30 * time.Second, Forever: tt.forever}}
+			cur := totals{writes: 400, reads: 200, errors: 1, faults: 2, behind: 3}
+			last := totals{writes: 100, reads: 100}
+			if got := wl.statusLine(12*time.Second+300*time.Millisecond, cur, last, 2*time.Second); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
