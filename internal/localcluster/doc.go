@@ -30,9 +30,11 @@
 //   - Kill is a crash: the node loses writes it had not yet synced to its
 //     commit log (commitlog_sync periodic, 10 s), so read through a restarted
 //     node at QUORUM, or expect hints and read repair to fill the gap.
-//   - Start returns when every node answers CQL and, with 3 nodes, every node
-//     lists the others with their tokens and all agree on the schema version;
-//     Restart waits for the same agreement.
+//   - Start returns when every node answers CQL and, with 3 nodes, every pair
+//     of nodes has logged the other "is now UP" (ccm's test), every node lists
+//     the others with their tokens in system.peers_v2 and all report the same
+//     schema_version. Restart waits for the same about the restarted node, so
+//     a QUORUM query through it works at once.
 //   - Local clusters need fixed addresses and ports, so only one runs per
 //     machine: Start holds an flock on $TMPDIR/tsbucket-localcluster.lock
 //     until Stop (waiting for it, within ctx, if another process has it) and
@@ -40,7 +42,10 @@
 //   - JVMs run in their own process group and get SIGKILL when the thread that
 //     started them dies (Pdeathsig), so a crashed test binary leaves no
 //     Cassandra behind. Stop sends SIGTERM, waits, then SIGKILL; it is
-//     idempotent and removes the data directory when Start created it.
+//     idempotent and removes the data directory when Start created it. Nodes
+//     announce shutdown for 0.1 s and skip draining internode messaging, which
+//     makes a 3-node stop take seconds instead of 10+ and may log a harmless
+//     RejectedExecutionException at shutdown.
 //   - Any failure in Start stops whatever was started. A node that does not
 //     become ready yields a *StartError carrying the tail of its log; it wraps
 //     ErrNotReady (and ErrExited when the JVM died).
