@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tsbucket/tsbucket/internal/demo"
 	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -110,8 +111,7 @@ func runSchemaApply(ctx context.Context, args []string, e env) int {
 // applySchema creates the keyspace if needed and applies the reference
 // migrations (unqualified CQL, run in a session bound to the keyspace).
 func applySchema(ctx context.Context, c clusterFlags, rf int) (int, error) {
-	ksCQL, err := schema.Keyspace{Name: c.keyspace, Replication: map[string]int{c.datacenter(): rf}}.CQL()
-	if err != nil {
+	if _, err := (schema.Keyspace{Name: c.keyspace, Replication: map[string]int{c.datacenter(): rf}}).CQL(); err != nil {
 		return 0, usageErr("%v", err)
 	}
 	ms, err := schema.LoadMigrations(refmodel.Migrations())
@@ -122,13 +122,10 @@ func applySchema(ctx context.Context, c clusterFlags, rf int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	err = admin.Query(ksCQL).WithContext(ctx).Exec()
-	if err == nil {
-		err = admin.AwaitSchemaAgreement(ctx)
-	}
+	err = demo.CreateKeyspace(ctx, admin, c.keyspace, c.datacenter(), rf)
 	admin.Close()
 	if err != nil {
-		return 0, fmt.Errorf("create keyspace %s: %w", c.keyspace, err)
+		return 0, err
 	}
 	s, err := c.session(c.keyspace)
 	if err != nil {

@@ -73,3 +73,25 @@ func TestWithDefaults(t *testing.T) {
 		t.Error("WithDefaults shares the Hosts slice with the caller")
 	}
 }
+
+func TestKeyspaceDDL(t *testing.T) {
+	tests := []struct {
+		name    string
+		tablets bool
+		want    string
+	}{
+		{"cassandra", false, `CREATE KEYSPACE IF NOT EXISTS "demo" WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3} AND durable_writes = true`},
+		{"scylla with tablets", true, `CREATE KEYSPACE IF NOT EXISTS "demo" WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3} AND durable_writes = true AND tablets = {'enabled': false}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := keyspaceDDL("demo", "dc1", 3, tt.tablets)
+			if err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	if _, err := keyspaceDDL("demo", "dc1", 0, false); err == nil {
+		t.Error("replication factor 0 accepted")
+	}
+}

@@ -35,25 +35,17 @@ func (c Config) session(keyspace string, driverLog io.Writer) (*gocql.Session, e
 	return s, nil
 }
 
-// prepareKeyspace creates the keyspace (NetworkTopologyStrategy, RF
-// ReplicationFactor in Datacenter) and applies the reference migrations, then
-// returns a session bound to it and the number of migrations applied.
+// prepareKeyspace creates the keyspace and applies the reference migrations,
+// then returns a session bound to it and the number of migrations applied.
 func prepareKeyspace(ctx context.Context, c Config, driverLog io.Writer) (*gocql.Session, int, error) {
-	ddl, err := schema.Keyspace{Name: c.Keyspace, Replication: map[string]int{c.Datacenter: c.ReplicationFactor}}.CQL()
-	if err != nil {
-		return nil, 0, fmt.Errorf("demo: keyspace: %w", err)
-	}
 	admin, err := c.session("", driverLog)
 	if err != nil {
 		return nil, 0, err
 	}
-	err = admin.Query(ddl).WithContext(ctx).Exec()
-	if err == nil {
-		err = admin.AwaitSchemaAgreement(ctx)
-	}
+	err = CreateKeyspace(ctx, admin, c.Keyspace, c.Datacenter, c.ReplicationFactor)
 	admin.Close()
 	if err != nil {
-		return nil, 0, fmt.Errorf("demo: create keyspace %s: %w", c.Keyspace, err)
+		return nil, 0, err
 	}
 	ms, err := schema.LoadMigrations(refmodel.Migrations())
 	if err != nil {
@@ -70,6 +62,49 @@ func prepareKeyspace(ctx context.Context, c Config, driverLog io.Writer) (*gocql
 		return nil, 0, fmt.Errorf("demo: migrate %s: %w", c.Keyspace, err)
 	}
 	return s, applied, nil
+}
+
+// CreateKeyspace creates keyspace name, if it does not exist, with
+// NetworkTopologyStrategy and rf replicas in dc, and waits for schema
+// agreement. On a ScyllaDB that has tablets (6.0 and later, where new
+// keyspaces use them by default) it turns them off for this keyspace: the
+// repository records view schemes with a lightweight transaction, which
+// ScyllaDB does not support on tablets.
+func CreateKeyspace(ctx context.Context, s *gocql.Session, name, dc string, rf int) error {
+	tablets, err := hasTablets(ctx, s)
+	if err != nil {
+		return fmt.Errorf("demo: create keyspace %s: %w", name, err)
+	}
+	ddl, err := keyspaceDDL(name, dc, rf, tablets)
+	if err != nil {
+		return fmt.Errorf("demo: keyspace: %w", err)
+	}
+	if err := s.Query(ddl).WithContext(ctx).Exec(); err != nil {
+		return fmt.Errorf("demo: create keyspace %s: %w", name, err)
+	}
+	if err := s.AwaitSchemaAgreement(ctx); err != nil {
+		return fmt.Errorf("demo: create keyspace %s: await schema agreement: %w", name, err)
+	}
+	return nil
+}
+
+func keyspaceDDL(name, dc string, rf int, disableTablets bool) (string, error) {
+	ddl, err := schema.Keyspace{Name: name, Replication: map[string]int{dc: rf}}.CQL()
+	if err != nil || !disableTablets {
+		return ddl, err
+	}
+	return ddl + " AND tablets = {'enabled': false}", nil
+}
+
+// hasTablets reports whether the server knows about tablets: ScyllaDB keeps
+// their keyspace settings in system_schema.scylla_keyspaces, which Cassandra
+// and older ScyllaDB releases do not have.
+func hasTablets(ctx context.Context, s *gocql.Session) (bool, error) {
+	iter := s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system_schema' AND table_name = 'scylla_keyspaces'`).
+		WithContext(ctx).Iter()
+	var name string
+	found := iter.Scan(&name)
+	return found, iter.Close()
 }
 
 // newMetrics builds a registry of its own with the tsbucket collectors and the
