@@ -6,9 +6,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/tsbucket/tsbucket/internal/demo"
 	"github.com/tsbucket/tsbucket/internal/provision"
 	"github.com/tsbucket/tsbucket/repo"
-	"github.com/tsbucket/tsbucket/schema"
 )
 
 // clusterFlags are the connection flags shared by demo, schema and inspect.
@@ -37,7 +37,7 @@ func (c *clusterFlags) validate(need bool) error {
 	if need && len(splitList(c.hosts)) == 0 {
 		return usageErr("no cluster: pass --hosts or set %s", provision.EnvHosts)
 	}
-	if err := schema.ValidateIdentifier(c.keyspace); err != nil {
+	if err := demo.ValidateKeyspace(c.keyspace); err != nil {
 		return usageErr("--keyspace: %v", err)
 	}
 	if c.password != "" && c.username == "" {

@@ -164,40 +164,41 @@ func runDemo(ctx context.Context, args []string, e env) int {
 func (f *demoFlags) checkPositive() error {
 	c := f.cfg
 	for _, n := range []struct {
-		flag string
-		v    int64
+		flag, what string
+		v          any
+		ok         bool
 	}{
-		{"rf", int64(c.ReplicationFactor)}, {"channels", int64(c.Channels)}, {"authors", int64(c.Authors)},
-		{"sensors", int64(c.Sensors)}, {"sites", int64(c.Sites)}, {"viewers", int64(c.Viewers)},
-		{"pages", int64(c.Pages)}, {"page-size", int64(c.PageSize)}, {"body-bytes", int64(c.BodyBytes)},
-		{"workers", int64(c.Workers)}, {"partition-rows-limit", c.PartitionRowsLimit},
-		{"history", int64(c.History)}, {"fault-timeout", int64(c.FaultTimeout)}, {"size-poll", int64(c.SizePollInterval)},
+		{"rf", "replication factor", c.ReplicationFactor, c.ReplicationFactor > 0},
+		{"channels", "channels", c.Channels, c.Channels > 0},
+		{"authors", "authors", c.Authors, c.Authors > 0},
+		{"sensors", "sensors", c.Sensors, c.Sensors > 0},
+		{"sites", "sites", c.Sites, c.Sites > 0},
+		{"viewers", "viewers", c.Viewers, c.Viewers > 0},
+		{"pages", "pages", c.Pages, c.Pages > 0},
+		{"page-size", "page size", c.PageSize, c.PageSize > 0},
+		{"body-bytes", "body bytes", c.BodyBytes, c.BodyBytes > 0},
+		{"workers", "workers", c.Workers, c.Workers > 0},
+		{"partition-rows-limit", "partition rows limit", c.PartitionRowsLimit, c.PartitionRowsLimit > 0},
+		{"history", "history", c.History, c.History > 0},
+		{"fault-timeout", "fault timeout", c.FaultTimeout, c.FaultTimeout > 0},
+		{"size-poll", "size poll interval", c.SizePollInterval, c.SizePollInterval > 0},
 	} {
-		if n.v <= 0 {
-			return usageErr("--%s must be positive", n.flag)
+		if !n.ok {
+			return usageErr("--%s: %s %v must be positive", n.flag, n.what, n.v)
 		}
 	}
-	for _, r := range []struct {
+	for _, n := range []struct {
 		flag string
 		v    float64
 	}{
 		{"chat-rate", c.ChatRate}, {"iot-rate", c.IoTRate}, {"latest-rate", c.LatestRate}, {"author-rate", c.AuthorRate},
 		{"page-rate", c.PageRate}, {"sensor-rate", c.SensorRate}, {"range-rate", c.RangeRate}, {"delete-rate", c.DeleteRate},
+		{"fault-rate", c.FaultRate}, {"seed-messages", float64(c.SeedMessages)},
+		{"seed-readings", float64(c.SeedReadings)}, {"purge", float64(c.Purge)},
 	} {
-		if r.v < 0 {
-			return usageErr("--%s %v is negative (0 turns it off)", r.flag, r.v)
-		}
-	}
-	for _, n := range []struct {
-		flag string
-		v    int
-	}{{"seed-messages", c.SeedMessages}, {"seed-readings", c.SeedReadings}, {"purge", c.Purge}} {
 		if n.v < 0 {
-			return usageErr("--%s %d is negative (0 turns it off)", n.flag, n.v)
+			return usageErr("--%s %v is negative (0 turns it off)", n.flag, n.v)
 		}
-	}
-	if c.FaultRate < 0 {
-		return usageErr("--fault-rate %v is negative (0 turns it off)", c.FaultRate)
 	}
 	return nil
 }

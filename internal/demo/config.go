@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"time"
-
-	"github.com/tsbucket/tsbucket/schema"
 )
 
 // ErrBadConfig reports an unusable Config; the wrapped message names the field.
@@ -25,6 +24,21 @@ const (
 
 // MetricsOff as Config.MetricsAddr serves no /metrics endpoint.
 const MetricsOff = "off"
+
+// Upper bounds of Config fields that cost memory.
+const (
+	maxGoroutines = 1024        // Workers (per operation) and Viewers
+	maxBodyBytes  = 1 << 20     // the repository's default MaxValueBytes
+	maxPurge      = 100_000     // messages held in memory for the purge
+	maxRate       = 1_000_000.0 // operations per second, per operation
+)
+
+// ValidateKeyspace checks a keyspace name: a valid identifier, and not one
+// of the system keyspaces.
+func ValidateKeyspace(name string) error {
+	_, err := keyspaceDDL(name, "dc", 1, false)
+	return err
+}
 
 // Progress says how Run reports progress while it runs.
 type Progress int8
@@ -165,24 +179,37 @@ func (c Config) Validate() error {
 	if len(c.Hosts) == 0 || c.Datacenter == "" {
 		return bad("hosts and datacenter are required")
 	}
-	if err := schema.ValidateIdentifier(c.Keyspace); err != nil {
-		return bad("keyspace: %v", err)
+	if err := ValidateKeyspace(c.Keyspace); err != nil {
+		return bad("%v", err)
+	}
+	if c.MetricsAddr != MetricsOff {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return bad("metrics address %q: %v", c.MetricsAddr, err)
+		}
 	}
 	if c.Password != "" && c.Username == "" {
 		return bad("password without username")
 	}
 	type count struct {
-		name     string
-		v, least int
+		name    string
+		v, most int
 	}
+	// The upper bounds keep memory bounded: workers and viewers are
+	// goroutines, the purge and a body are held in memory.
 	for _, n := range []count{
-		{"replication factor", c.ReplicationFactor, 1}, {"channels", c.Channels, 1},
-		{"authors", c.Authors, 1}, {"sensors", c.Sensors, 1}, {"sites", c.Sites, 1},
-		{"viewers", c.Viewers, 1}, {"pages", c.Pages, 1}, {"page size", c.PageSize, 1},
-		{"body bytes", c.BodyBytes, 1}, {"workers", c.Workers, 1},
+		{"replication factor", c.ReplicationFactor, 32}, {"channels", c.Channels, math.MaxInt32},
+		{"authors", c.Authors, math.MaxInt32}, {"sensors", c.Sensors, math.MaxInt32},
+		{"sites", c.Sites, math.MaxInt32}, {"viewers", c.Viewers, maxGoroutines},
+		{"pages", c.Pages, math.MaxInt32}, {"page size", c.PageSize, 1000},
+		{"body bytes", c.BodyBytes, maxBodyBytes}, {"workers", c.Workers, maxGoroutines},
+		{"purge", c.Purge, maxPurge},
 	} {
-		if n.v < n.least {
-			return bad("%s %d < %d", n.name, n.v, n.least)
+		least := 1
+		if n.name == "purge" {
+			least = 0
+		}
+		if n.v < least || n.v > n.most {
+			return bad("%s %d not in [%d, %d]", n.name, n.v, least, n.most)
 		}
 	}
 	return c.validateRanges(bad)
@@ -190,8 +217,8 @@ func (c Config) Validate() error {
 
 func (c Config) validateRanges(bad func(string, ...any) error) error {
 	for _, op := range liveOps {
-		if r := c.rate(op); math.IsNaN(r) || math.IsInf(r, 0) {
-			return bad("%s rate %v", op, r)
+		if r := c.rate(op); !(r >= 0 && r <= maxRate) {
+			return bad("%s rate %v not in [0, %v]", op, r, float64(maxRate))
 		}
 	}
 	switch {
@@ -205,8 +232,6 @@ func (c Config) validateRanges(bad func(string, ...any) error) error {
 		return bad("negative duration")
 	case c.PartitionRowsLimit < 0:
 		return bad("partition rows limit %d < 0", c.PartitionRowsLimit)
-	case c.PageSize > 1000:
-		return bad("page size %d > 1000 (the repository's MaxLimit)", c.PageSize)
 	case c.Progress < ProgressLines || c.Progress > ProgressNone:
 		return bad("unknown progress mode %d", c.Progress)
 	}
