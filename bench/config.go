@@ -34,7 +34,7 @@ type Config struct {
 	SparseReads int // tsbucket reads per round (the naive walk runs once); default 20
 
 	WriteWorkers  int           // concurrent Put callers; default 16
-	WriteBlock    time.Duration // duration of each measured write block; default 2s
+	WriteBlock    time.Duration // duration of each measured write block (2*Rounds of them per variant); default 1s
 	BatchItems    int           // items per PutMany; default 100
 	BatchCallers  int           // concurrent PutMany callers; default 2
 	WriteChannels int           // channels the written messages spread over; default 100
@@ -122,7 +122,7 @@ func (c Config) withDefaults() Config {
 		c.DenseRate = 250
 	}
 	if c.WriteBlock == 0 {
-		c.WriteBlock = 2 * time.Second
+		c.WriteBlock = time.Second
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -27,7 +27,7 @@ type env struct {
 
 	ts      *gocql.Session // tsbucket's, instrumented by its metrics
 	base    *gocql.Session // the hand-written baseline's
-	hotSess *gocql.Session // hot key only: every request counted at the session
+	hotSess *gocql.Session // every request counted at the session: hot key, Put without metrics
 
 	baseCount, hotCount *counter
 	reg                 *prometheus.Registry
@@ -35,6 +35,7 @@ type env struct {
 	chat      *repo.Repo[refmodel.Message] // default options, with metrics: loads and writes
 	chatRead  *repo.Repo[refmodel.Message] // NoCoalesce: every timed read does its own walk
 	chatNoIdx *repo.Repo[refmodel.Message] // NoCoalesce, no presence index: one query for a dense latest
+	chatBare  *repo.Repo[refmodel.Message] // on hotSess, no metrics: the instrumentation's cost
 	iot       *repo.Repo[refmodel.Reading] // TTL sparseTTL, with metrics
 	hotCo     *repo.Repo[refmodel.Message] // on hot: coalescing (the default)
 	hotNo     *repo.Repo[refmodel.Message] // on hot: NoCoalesce
@@ -150,7 +151,10 @@ func (e *env) open(ctx context.Context) error {
 	if e.hotCo, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{}); err != nil {
 		return err
 	}
-	e.hotNo, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{NoCoalesce: true})
+	if e.hotNo, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{NoCoalesce: true}); err != nil {
+		return err
+	}
+	e.chatBare, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{})
 	return err
 }
 

@@ -56,6 +56,7 @@ func TestRunQuick(t *testing.T) {
 		{"sparse", "naive bucket walk", (sparseLimit-1)*float64(cfg.SparseEvery) + 1},
 		{"put", nameTS, 3}, // presence entries were written by the warm-up
 		{"put", nameBaseline, 3},
+		{"put", nameTS + ", no metrics", 3},
 		{"putmany", nameBaseline, 3},
 		{"hot", nameTS + ", NoCoalesce", 2},
 	}

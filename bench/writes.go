@@ -10,6 +10,7 @@ import (
 
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/internal/refmodel"
+	"github.com/tsbucket/tsbucket/repo"
 )
 
 // The inserts a user writes for the three chat views, bucket computed by hand.
@@ -75,8 +76,10 @@ func (w *writer) warm(ctx context.Context) error {
 		}
 		ms = append(ms, m)
 	}
-	if err := w.e.chat.PutMany(ctx, ms); err != nil {
-		return fmt.Errorf("bench: warm the presence cache: %w", err)
+	for _, r := range []*repo.Repo[refmodel.Message]{w.e.chat, w.e.chatBare} {
+		if err := r.PutMany(ctx, ms); err != nil {
+			return fmt.Errorf("bench: warm the presence cache: %w", err)
+		}
 	}
 	return nil
 }
@@ -158,6 +161,15 @@ func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
 		}
 		return e.chat.Put(ctx, &m)
 	}
+	// The same Put without metrics, on the counted session: what the
+	// instrumentation costs.
+	putBare := func(ctx context.Context, _ int) error {
+		m, err := w.message(0)
+		if err != nil {
+			return err
+		}
+		return e.chatBare.Put(ctx, &m)
+	}
 	putBase := func(ctx context.Context, _ int) error {
 		m, err := w.message(0)
 		if err != nil {
@@ -185,13 +197,13 @@ func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
 	if err := w.warm(ctx); err != nil {
 		return nil, err
 	}
-	for _, op := range []func(context.Context, int) error{put, putBase, many, manyBase} {
+	for _, op := range []func(context.Context, int) error{put, putBare, putBase, many, manyBase} {
 		if _, _, err := closedLoop(ctx, c.WriteWorkers, c.WriteBlock/4, op); err != nil {
 			return nil, err
 		}
 	}
 	single, err := e.writeScenario(ctx, "put", fmt.Sprintf("Fan-out write of one message to 3 views (%d concurrent callers)", c.WriteWorkers),
-		c.WriteWorkers, 1, put, putBase)
+		c.WriteWorkers, 1, put, putBase, measured{&tally{name: nameTS + ", no metrics", queries: e.hotCount.load}, putBare})
 	if err != nil {
 		return nil, err
 	}
@@ -204,27 +216,40 @@ func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
 	return []Scenario{single, bulk}, nil
 }
 
-// writeScenario measures op (tsbucket) and base interleaved; each call
-// writes perCall messages.
-func (e *env) writeScenario(ctx context.Context, id, title string, workers, perCall int, op, base func(context.Context, int) error) (Scenario, error) {
-	ts := &tally{name: nameTS, queries: e.tsQueries}
-	bl := &tally{name: nameBaseline, baseline: true, queries: e.baseCount.load}
-	run := func(t *tally, op func(context.Context, int) error) func() error {
-		return func() error {
-			return t.measure(func() (block, error) {
-				lat, elapsed, err := closedLoop(ctx, workers, e.cfg.WriteBlock, op)
+// measured is a variant of a write scenario and its operation.
+type measured struct {
+	t  *tally
+	op func(context.Context, int) error
+}
+
+// writeScenario measures op (tsbucket), base and any extra variants
+// interleaved; each call writes perCall messages.
+func (e *env) writeScenario(ctx context.Context, id, title string, workers, perCall int, op, base func(context.Context, int) error, extra ...measured) (Scenario, error) {
+	vs := append([]measured{
+		{&tally{name: nameTS, queries: e.tsQueries}, op},
+		{&tally{name: nameBaseline, baseline: true, queries: e.baseCount.load}, base},
+	}, extra...)
+	runs := make([]func() error, len(vs))
+	for i, v := range vs {
+		runs[i] = func() error {
+			return v.t.measure(func() (block, error) {
+				lat, elapsed, err := closedLoop(ctx, workers, e.cfg.WriteBlock, v.op)
 				return block{lat: lat, ops: len(lat) * perCall, elapsed: elapsed}, err
 			})
 		}
 	}
-	if err := interleave(e.cfg.Rounds, run(ts, op), run(bl, base)); err != nil {
+	// Twice the rounds of half-length blocks: throughput drifts with the
+	// other work on the machine, and finer interleaving spreads the drift.
+	if err := interleave(2*e.cfg.Rounds, runs...); err != nil {
 		return Scenario{}, err
 	}
 	s := Scenario{
 		ID: id, Title: title,
-		Mode:     "closed loop for throughput: latencies are service times",
-		Unit:     "one message written to 3 views",
-		Variants: []Variant{ts.variant(), bl.variant()},
+		Mode: "closed loop for throughput: latencies are service times",
+		Unit: "one message written to 3 views",
+	}
+	for _, v := range vs {
+		s.Variants = append(s.Variants, v.t.variant())
 	}
 	s.Targets = []Target{atLeast("throughput vs baseline", ratio(s.Variants[0].Throughput, s.Variants[1].Throughput), 0.9, "x")}
 	return s, nil
