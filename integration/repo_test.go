@@ -167,9 +167,10 @@ func TestRepoSparseKeyQueries(t *testing.T) {
 		t.Fatalf("indexed: got %v, want %v", got, want[:5])
 	}
 	t.Logf("presence index: %+v", p.Stats)
-	// 5 data buckets plus one presence-index query: no empty bucket is read.
-	if p.Stats.EmptyBuckets != 0 || p.Stats.Queries > 6 {
-		t.Fatalf("indexed walk stats %+v: want 0 empty buckets and <= 6 queries", p.Stats)
+	// 5 data buckets, one presence-index query, and the newest bucket, read
+	// while the index query is in flight: the only empty bucket read.
+	if p.Stats.EmptyBuckets > 1 || p.Stats.Queries > 7 {
+		t.Fatalf("indexed walk stats %+v: want <= 1 empty bucket and <= 7 queries", p.Stats)
 	}
 
 	// Without the index (data written by another tool): the probe walk finds the

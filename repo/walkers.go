@@ -17,18 +17,39 @@ func indirect[T any](item *T) reflect.Value { return reflect.ValueOf(item).Elem(
 // indexWalk visits only the buckets the presence index lists for the key, in
 // walk order. A key without any index entry (written by another tool, or before
 // the index existed) falls back to probeWalk.
+//
+// A newest-first walk reads its newest bucket while the index query is in
+// flight: a dense key then fills its page in one round trip, and the index
+// answer is not waited for. A sparse key pays one extra query for it.
 func (w *walk[T]) indexWalk(ctx context.Context) error {
 	from, to := w.idxFirst, w.idxLast
-	listed := false
-	for w.remaining() > 0 {
-		buckets, err := w.presenceBuckets(ctx, from, to, presencePage)
+	var head bucket.Bucket
+	var buckets []bucket.Bucket
+	if w.q.Direction == NewestFirst {
+		head, from = w.probeFirst, w.probeFirst
+		if head < to {
+			return nil // the start is below the floor: nothing to read
+		}
+		full, bs, err := w.readHead(ctx, head, to)
+		if err != nil || full {
+			return err
+		}
+		buckets = bs
+	} else {
+		bs, err := w.countedPresence(ctx, from, to, presencePage)
 		if err != nil {
 			return err
 		}
-		listed = listed || len(buckets) > 0
+		buckets = bs
+	}
+	listed := len(buckets) > 0
+	for w.remaining() > 0 && len(buckets) > 0 {
 		for _, b := range buckets {
 			if w.remaining() == 0 {
-				break
+				return nil
+			}
+			if w.q.Direction == NewestFirst && b == head {
+				continue // read already, in readHead
 			}
 			if err := ctx.Err(); err != nil {
 				return err
@@ -46,19 +67,69 @@ func (w *walk[T]) indexWalk(ctx context.Context) error {
 		} else {
 			from = last + 1
 		}
+		bs, err := w.countedPresence(ctx, from, to, presencePage)
+		if err != nil {
+			return err
+		}
+		buckets = bs
 	}
-	if listed {
+	if listed || w.remaining() == 0 {
 		return nil
 	}
 	indexed, err := w.keyIndexed(ctx)
 	if err != nil || indexed {
 		return err
 	}
+	if w.q.Direction == NewestFirst {
+		w.probeFirst = head - 1 // the head bucket is read already
+	}
 	return w.probeWalk(ctx)
 }
 
+// readHead reads the newest bucket of a newest-first walk concurrently with the
+// first presence-index query. It reports whether the page is full (the index
+// query is then cancelled, not awaited for its answer) and otherwise returns
+// the listed buckets.
+func (w *walk[T]) readHead(ctx context.Context, head, to bucket.Bucket) (bool, []bucket.Bucket, error) {
+	type listing struct {
+		buckets []bucket.Bucket
+		err     error
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan listing, 1)
+	go func() {
+		bs, err := w.presenceBuckets(pctx, head, to, presencePage)
+		done <- listing{bs, err}
+	}()
+	w.stats.Queries += 2
+	rows, err := w.fetch(ctx, head, w.remaining())
+	if err == nil && len(rows) >= w.remaining() {
+		w.take(rows)
+		cancel()
+		<-done // never leave the goroutine behind
+		return true, nil, nil
+	}
+	l := <-done
+	if err != nil {
+		return false, nil, err
+	}
+	if l.err != nil {
+		return false, nil, l.err
+	}
+	w.take(rows)
+	return false, l.buckets, nil
+}
+
+// countedPresence is presenceBuckets, counted as one query of the walk.
+func (w *walk[T]) countedPresence(ctx context.Context, from, to bucket.Bucket, limit int) ([]bucket.Bucket, error) {
+	w.stats.Queries++
+	return w.presenceBuckets(ctx, from, to, limit)
+}
+
 // presenceBuckets lists up to limit buckets between from and to (walk order,
-// inclusive) that the index says hold data.
+// inclusive) that the index says hold data. It touches no walk state, so it may
+// run concurrently with a bucket read.
 func (w *walk[T]) presenceBuckets(ctx context.Context, from, to bucket.Bucket, limit int) ([]bucket.Bucket, error) {
 	lo, hi := min(from, to), max(from, to)
 	st := w.v.stmts.presence[w.q.Direction]
@@ -69,7 +140,6 @@ func (w *walk[T]) presenceBuckets(ctx context.Context, from, to bucket.Bucket, l
 	if m := w.r.opts.Metrics; m != nil {
 		q = q.Observer(m.Statement(w.v.spec.PresenceTable(), "select", w.cl))
 	}
-	w.stats.Queries++
 	it := q.Iter()
 	out := make([]bucket.Bucket, 0, limit)
 	var b int64
@@ -84,7 +154,7 @@ func (w *walk[T]) presenceBuckets(ctx context.Context, from, to bucket.Bucket, l
 
 // keyIndexed reports whether the presence index has any entry for the key.
 func (w *walk[T]) keyIndexed(ctx context.Context) (bool, error) {
-	bs, err := w.presenceBuckets(ctx, bucket.Bucket(-1<<63), bucket.Bucket(1<<63-1), 1)
+	bs, err := w.countedPresence(ctx, bucket.Bucket(-1<<63), bucket.Bucket(1<<63-1), 1)
 	return len(bs) > 0, err
 }
 
