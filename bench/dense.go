@@ -99,9 +99,9 @@ func (e *env) dense(ctx context.Context) (Scenario, error) {
 		atMost("p99 vs baseline", ratio(t.Latency.P99, b.Latency.P99), 1.10, "x"),
 	}
 	s.Notes = []string{
-		"tsbucket reads the presence index before the bucket: two round trips where the baseline, which is told the partition, makes one.",
+		"tsbucket sends two requests, the newest bucket and the presence index, at the same time (the walk reads its newest bucket while the index query is in flight): one round trip of latency, twice the requests of the baseline, which is told the partition.",
 		"Coalescing is off in this scenario (scenario 4 measures it), so every call is a full read.",
-		"The third variant turns the index off: its walk starts at the current bucket, one query, as the baseline does.",
+		"The third variant turns the index off: its walk starts at the current bucket, one request, as the baseline does.",
 	}
 	return s, nil
 }

@@ -80,8 +80,10 @@ func (e *env) hot(ctx context.Context) (Scenario, error) {
 		atLeast("requests per round without coalescing", float64(maxQ[no]), float64(c.HotReaders), "requests"),
 	}
 	s.Notes = []string{
-		fmt.Sprintf("Coalesced rounds took %.2f ms of wall time on average.", float64(wall.Microseconds())/1000/float64(c.Rounds)),
-		"A tsbucket read of this key is two requests (presence index, then the bucket), so one walk per round is 2 and no coalescing is 2 per reader.",
+		fmt.Sprintf("Requests per round with coalescing: %s on average, %d at most; coalesced rounds took %.2f ms of wall time on average.",
+			num(ratio(float64(co.sent), float64(c.Rounds))), maxQ[co], float64(wall.Microseconds())/1000/float64(c.Rounds)),
+		"One tsbucket read of this key is two requests (the newest bucket and the presence index), so one walk per round is 2 requests, and no coalescing is 2 per reader.",
+		"Coalescing merges reads that overlap in time: a reader that starts after the leader's walk has returned starts a new walk.",
 	}
 	return s, nil
 }

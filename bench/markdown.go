@@ -33,6 +33,9 @@ func (r Report) Markdown() string {
 	m := r.Machine
 	fmt.Fprintf(&b, "Run of %s, %.0f s in all. Machine: %s, %d CPUs, %.1f GiB, load average %s at start (shared with other work); %s; %s; %s.\n\n",
 		r.Started.Format("2006-01-02 15:04 MST"), r.Seconds, orUnknown(m.CPU), m.CPUs, m.MemoryGiB, orUnknown(m.LoadAvg), m.OS, m.Go, orUnknown(m.Server))
+	if r.Commit != "" {
+		fmt.Fprintf(&b, "Code: commit %s.\n\n", r.Commit)
+	}
 	if m.Cluster != "" {
 		fmt.Fprintf(&b, "Cluster: %s, keyspace with NetworkTopologyStrategy RF 1, every statement at %s.\n\n", m.Cluster, r.Settings.Consistency)
 	}

@@ -8,6 +8,7 @@ import (
 // Report is the outcome of one Run, written as docs/bench/results.json.
 type Report struct {
 	Started   time.Time  `json:"started"`
+	Commit    string     `json:"commit,omitempty"` // of the code measured; "+modified" if its packages had local edits
 	Seconds   float64    `json:"seconds"`
 	Machine   Machine    `json:"machine"`
 	Settings  Settings   `json:"settings"`

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
@@ -92,8 +94,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		defer stopProfile()
 	}
+	commit := gitCommit(ctx)
 	rep, err := bench.Run(ctx, cfg)
-	rep.Machine.Cluster = cl.String()
+	rep.Machine.Cluster, rep.Commit = cl.String(), commit
 	err = errors.Join(err, cl.Close())
 	if err != nil {
 		return err
@@ -103,6 +106,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = io.WriteString(stdout, rep.Markdown())
 	return err
+}
+
+// gitCommit names the commit being measured, with "+modified" when the
+// measured packages differ from it; "" outside a git checkout.
+func gitCommit(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	commit := strings.TrimSpace(string(out))
+	// The packages whose code the numbers describe.
+	args := []string{"status", "--porcelain", "--", "bench", "bucket", "internal/refmodel", "metrics", "repo", "schema"}
+	if st, err := exec.CommandContext(ctx, "git", args...).Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		commit += "+modified"
+	}
+	return commit
 }
 
 func startProfile(path string) (func(), error) {
