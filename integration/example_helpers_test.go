@@ -6,6 +6,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/tsbucket/tsbucket/internal/provision"
 	"github.com/tsbucket/tsbucket/repo"
 )
 
@@ -22,6 +23,9 @@ func exampleKeyspace(ctx context.Context) (string, *gocql.Session, func()) {
 		panic(err)
 	}
 	stmt := fmt.Sprintf(`CREATE KEYSPACE %s WITH replication = {'class': 'NetworkTopologyStrategy', '%s': 1}`, ks, shared.Datacenter)
+	if shared.Source == provision.SourceScylla {
+		stmt += ` AND tablets = {'enabled': false}` // see newKeyspaceRF
+	}
 	if err := admin.Query(stmt).WithContext(ctx).Exec(); err != nil {
 		panic(err)
 	}
