@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -81,9 +82,12 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	}
 	errs := make([]error, len(rows))
 	var wg sync.WaitGroup
-	for i := range rows {
+	last := len(rows) - 1
+	for i := range rows[:last] {
 		wg.Go(func() { errs[i] = r.writeRow(ctx, rows[i], cfg) })
 	}
+	// The calling goroutine writes one view itself: one goroutine fewer per Put.
+	errs[last] = r.writeRow(ctx, rows[last], cfg)
 	wg.Wait()
 	return r.fanoutResult(rows, errs)
 }
@@ -136,6 +140,9 @@ func (r *Repo[T]) exec(ctx context.Context, table, op, cql string, cl gocql.Cons
 
 // fanoutResult turns per-row errors into nil or a *PutError.
 func (r *Repo[T]) fanoutResult(rows []row, errs []error) error {
+	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
+		return nil
+	}
 	pe := &PutError{}
 	for i, err := range errs {
 		name := rows[i].v.spec.Name
