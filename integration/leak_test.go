@@ -162,7 +162,7 @@ func TestCancelFanout(t *testing.T) {
 	leakCheck(t)
 	r := openTicks(t, repo.Options{WriteConcurrency: 4})
 	now := time.Now()
-	items := make([]tick, 100_000)
+	items := make([]tick, 20_000)
 	for i := range items {
 		id, err := bucket.DiscordSnowflake().Make(now.Add(-time.Duration(i)*time.Second), uint64(i%1024), uint64(i%4096))
 		if err != nil {
