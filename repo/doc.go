@@ -23,6 +23,10 @@
 // HMAC-signed when Options.CursorSecret is set. A page continues exactly after the
 // last item returned, across bucket boundaries, with no gap and no duplicate.
 //
+// Repair re-derives the other views of a key's time range from a base view,
+// with each row's original write time and remaining TTL, for the rows a failed
+// fan-out never reached.
+//
 // Identical concurrent reads are coalesced into one walk. Bad input (an empty key, a
 // limit out of range, a malformed or foreign cursor, an unknown view, an ID the
 // view's kind rejects, an oversized value) returns a typed error before any

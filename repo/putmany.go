@@ -34,6 +34,12 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 	sem := make(chan struct{}, r.opts.WriteConcurrency)
 	var wg sync.WaitGroup
 	for i, job := range jobs {
+		// Checked first: select picks at random among ready cases, and a free
+		// slot must not win over a cancelled context.
+		if err := ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():

@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -225,7 +226,7 @@ func TestSessionConfig(t *testing.T) {
 		})
 	}
 	cfg := SessionConfig{Hosts: []string{"h"}, Datacenter: "dc1", Username: "u", Password: "s3cret"}
-	if strings.Contains(cfg.String(), "s3cret") {
+	if strings.Contains(cfg.String(), "s3cret") || strings.Contains(fmt.Sprintf("%#v %v %+v", cfg, cfg, cfg), "s3cret") {
 		t.Fatalf("String leaks the password: %s", cfg)
 	}
 	cc, err := cfg.ClusterConfig()

@@ -58,6 +58,9 @@ func (c SessionConfig) String() string {
 	return fmt.Sprintf("hosts=%v dc=%s keyspace=%q auth=%s tls=%t", c.Hosts, c.Datacenter, c.Keyspace, auth, c.TLS != nil)
 }
 
+// GoString keeps %#v from printing the password.
+func (c SessionConfig) GoString() string { return "repo.SessionConfig{" + c.String() + "}" }
+
 func (c SessionConfig) withDefaults() SessionConfig {
 	if c.Consistency == 0 {
 		c.Consistency = gocql.LocalQuorum
