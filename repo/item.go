@@ -11,6 +11,7 @@ import (
 	"github.com/scylladb/go-reflectx"
 
 	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 // newMapper maps struct fields to columns the way gocqlx does by default (`db` tags,
@@ -91,6 +92,41 @@ func (k Key) validate(n int) error {
 		}
 	}
 	return nil
+}
+
+// checkTypes reports the first key value whose Go type cannot carry its
+// column's CQL type, so a mismatch is ErrBadKey here rather than a marshalling
+// error from the driver. Types it does not know are left to the driver.
+func (k Key) checkTypes(cols []schema.Column) error {
+	for i, c := range cols {
+		if !fits(c.Type, reflect.ValueOf(k[i])) {
+			return fmt.Errorf("%w: key value %d is %T, column %s is %s", ErrBadKey, i, k[i], c.Name, c.Type)
+		}
+	}
+	return nil
+}
+
+func fits(cqlType string, v reflect.Value) bool {
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	k := v.Kind()
+	isInt := k >= reflect.Int && k <= reflect.Uint64
+	switch cqlType {
+	case "bigint", "int", "smallint", "tinyint", "counter", "varint":
+		return isInt
+	case "text", "varchar", "ascii":
+		return k == reflect.String
+	case "uuid", "timeuuid":
+		return (k == reflect.Array && v.Len() == 16 && v.Type().Elem().Kind() == reflect.Uint8) || k == reflect.String
+	case "blob":
+		return (k == reflect.Slice || k == reflect.Array) && v.Type().Elem().Kind() == reflect.Uint8
+	case "boolean":
+		return k == reflect.Bool
+	case "double", "float":
+		return k == reflect.Float64 || k == reflect.Float32
+	}
+	return true
 }
 
 func isEmptyKeyValue(v any) bool {

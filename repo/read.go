@@ -137,6 +137,9 @@ func (r *Repo[T]) validateQuery(q Query) (*view, error) {
 	if err := q.Key.validate(len(v.spec.Key)); err != nil {
 		return nil, err
 	}
+	if err := q.Key.checkTypes(v.spec.Key); err != nil {
+		return nil, err
+	}
 	if q.Limit < 1 || q.Limit > r.opts.MaxLimit {
 		return nil, fmt.Errorf("%w: %d not in [1, %d]", ErrBadLimit, q.Limit, r.opts.MaxLimit)
 	}

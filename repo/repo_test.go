@@ -86,6 +86,8 @@ func TestBadReadsTouchNothing(t *testing.T) {
 		{"no key", Query{View: "messages_by_channel", Limit: 10}, ErrBadKey},
 		{"too many key values", Query{View: "messages_by_channel", Key: Key{int64(1), int64(2)}, Limit: 10}, ErrBadKey},
 		{"nil key value", Query{View: "messages_by_channel", Key: Key{nil}, Limit: 10}, ErrBadKey},
+		{"string for a bigint key", Query{View: "messages_by_channel", Key: Key{"7"}, Limit: 10}, ErrBadKey},
+		{"float for a bigint key", Query{View: "messages_by_channel", Key: Key{7.5}, Limit: 10}, ErrBadKey},
 		{"zero limit", Query{View: "messages_by_channel", Key: Key{int64(1)}}, ErrBadLimit},
 		{"negative limit", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: -1}, ErrBadLimit},
 		{"limit over max", Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 101}, ErrBadLimit},

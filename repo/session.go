@@ -27,6 +27,9 @@ type SessionConfig struct {
 	NumConns       int               // connections per host, default 2
 	Retries        int               // retries of idempotent statements, default 2
 	ProtoVersion   int               // 0 lets gocql negotiate
+	// Logger receives the driver's own log lines; nil keeps gocql's default
+	// (the standard logger), which a service usually wants to redirect.
+	Logger gocql.StdLogger
 }
 
 // ErrBadSessionConfig reports an unusable SessionConfig.
@@ -94,6 +97,7 @@ func (c SessionConfig) ClusterConfig() (*gocql.ClusterConfig, error) {
 	cc.ConnectTimeout = c.ConnectTimeout
 	cc.NumConns = c.NumConns
 	cc.ProtoVersion = c.ProtoVersion
+	cc.Logger = c.Logger
 	cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.Datacenter))
 	cc.RetryPolicy = &gocql.ExponentialBackoffRetryPolicy{NumRetries: c.Retries, Min: 50 * time.Millisecond, Max: time.Second}
 	// Without a filter the driver would open pools to remote DCs too.
