@@ -56,6 +56,11 @@ func TestReliabilityCLIBadInput(t *testing.T) {
 		{"unknown workload", []string{"schema", "print", "--workload", "nope"}, `--workload "nope"`},
 		{"quote in keyspace", []string{"schema", "apply", hosts, "--keyspace", "x'y"}, "bad identifier"},
 		{"check of an unknown workload", []string{"schema", "check", hosts, "--workload", "nope"}, `--workload "nope"`},
+		{"repair without base", []string{"repair", hosts, "--key", "1"}, "--base"},
+		{"repair of an unknown view", []string{"repair", hosts, "--base", "nope", "--key", "1"}, `--view "nope"`},
+		{"repair key of the wrong type", []string{"repair", hosts, "--base", "messages_by_channel", "--key", "x"}, "not an integer"},
+		{"repair bad from", []string{"repair", hosts, "--base", "messages_by_channel", "--key", "1", "--from", "yesterday"}, "RFC 3339"},
+		{"repair inverted range", []string{"repair", hosts, "--base", "messages_by_channel", "--key", "1", "--from", "2025-01-02T00:00:00Z", "--to", "2025-01-01T00:00:00Z"}, "--from must be before --to"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -53,6 +53,7 @@ func commands() []command {
 		{"plan", "size the buckets of a view from its busiest key", runPlan},
 		{"schema", "print, apply or check the reference schema (schema print|apply|check)", runSchema},
 		{"inspect", "buckets and rows per bucket of a key, or a table's partition size estimates", runInspect},
+		{"repair", "re-derive the other views of a key's time range from a base view", runRepair},
 	}
 }
 

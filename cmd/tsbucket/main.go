@@ -5,6 +5,7 @@
 //	tsbucket plan     size the buckets of a view from its busiest key
 //	tsbucket schema   print, apply or check the reference schema
 //	tsbucket inspect  buckets and rows of a key, or a table's partition size estimates
+//	tsbucket repair   re-derive the other views of a key's time range from a base view
 //	tsbucket help     usage of a command
 //
 // Exit status: 0 on success, 1 when the command failed (or found schema
