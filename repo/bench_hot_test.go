@@ -218,11 +218,15 @@ func BenchmarkPresenceCache(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r.presence.add(rows[0].v.spec.Name, rows[0].partKey)
+	cfg, err := r.writeConfig(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.presence.add(rows[0].v.spec.Name, rows[0].partKey, never)
 	b.Run("hit", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if r.needsPresence(rows[0]) {
+			if r.needsPresence(rows[0], cfg) {
 				b.Fatal("cached entry reported missing")
 			}
 		}
@@ -231,7 +235,7 @@ func BenchmarkPresenceCache(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				_ = r.needsPresence(rows[0])
+				_ = r.needsPresence(rows[0], cfg)
 			}
 		})
 	})

@@ -1,39 +1,50 @@
 package repo
 
-import "sync"
+import (
+	"math"
+	"sync"
+)
+
+// never is the expiry of a presence entry written without a TTL.
+const never = math.MaxInt64
 
 // presenceCache remembers which (view, key, bucket) entries this process has
-// written to the presence index, so each is written once per process rather than
-// once per item. It is bounded: when full it forgets the oldest entry, which costs
-// at most one more (idempotent) index write.
+// written to the presence index, and until when each lives (Unix seconds), so an
+// entry is written once per process rather than once per item, and written
+// again when a row would outlive it (a late item for an old bucket, a longer
+// per-call TTL). It is bounded: when full it forgets the oldest entry, which
+// costs at most one more (idempotent) index write.
 type presenceCache struct {
 	mu   sync.Mutex
-	set  map[string]struct{}
+	set  map[string]int64
 	ring []string
 	next int
 }
 
 func newPresenceCache(size int) *presenceCache {
-	return &presenceCache{set: make(map[string]struct{}, min(size, 1024)), ring: make([]string, size)}
+	return &presenceCache{set: make(map[string]int64, min(size, 1024)), ring: make([]string, size)}
 }
 
 func presenceEntry(view, partKey string) string { return view + "\x00" + partKey }
 
-func (c *presenceCache) has(view, partKey string) bool {
+// covers reports whether the cached entry lives at least until until.
+func (c *presenceCache) covers(view, partKey string, until int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.set[presenceEntry(view, partKey)]
-	return ok
+	exp, ok := c.set[presenceEntry(view, partKey)]
+	return ok && exp >= until
 }
 
-func (c *presenceCache) add(view, partKey string) {
+// add records an entry written to live until expiry.
+func (c *presenceCache) add(view, partKey string, expiry int64) {
 	if len(c.ring) == 0 {
 		return
 	}
 	k := presenceEntry(view, partKey)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.set[k]; ok {
+	if exp, ok := c.set[k]; ok {
+		c.set[k] = max(exp, expiry)
 		return
 	}
 	if old := c.ring[c.next]; old != "" {
@@ -41,7 +52,7 @@ func (c *presenceCache) add(view, partKey string) {
 	}
 	c.ring[c.next] = k
 	c.next = (c.next + 1) % len(c.ring)
-	c.set[k] = struct{}{}
+	c.set[k] = expiry
 }
 
 // len reports the number of entries remembered.

@@ -19,6 +19,7 @@ type writeConfig struct {
 	hasTTL      bool
 	timestamp   int64
 	consistency gocql.Consistency
+	now         int64 // Unix seconds, for presence-entry lifetimes
 }
 
 // WithTTL sets the TTL of this write (whole seconds; 0 means no TTL at all).
@@ -45,8 +46,10 @@ func (r *Repo[T]) writeConfig(opts []WriteOption) (writeConfig, error) {
 	if c.hasTTL && (c.ttl < 0 || c.ttl%time.Second != 0) {
 		return c, fmt.Errorf("%w: TTL %v must be whole, non-negative seconds", ErrBadOptions, c.ttl)
 	}
+	now := r.opts.Now()
+	c.now = now.Unix()
 	if c.timestamp == 0 {
-		c.timestamp = r.opts.Now().UnixMicro()
+		c.timestamp = now.UnixMicro()
 	}
 	c.consistency = r.consistency(c.consistency)
 	return c, nil
@@ -63,6 +66,16 @@ func (c writeConfig) ttlOf(v *view) (rowTTL, presenceTTL int) {
 		presenceTTL = rowTTL + int(v.spec.Scheme.Width().Seconds())
 	}
 	return rowTTL, presenceTTL
+}
+
+// presenceLife returns until when a row of v written under c needs its presence
+// entry (its own expiry), and until when a presence entry written now lives.
+func (c writeConfig) presenceLife(v *view) (need, entry int64) {
+	rowTTL, presenceTTL := c.ttlOf(v)
+	if rowTTL == 0 {
+		return never, never
+	}
+	return c.now + int64(rowTTL), c.now + int64(presenceTTL)
 }
 
 // Put writes item to every view, concurrently, one partition per statement, with
@@ -97,7 +110,7 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 // the index would be invisible to index-driven reads.
 func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	ttl, pttl := cfg.ttlOf(rw.v)
-	needPresence := r.needsPresence(rw)
+	needPresence := r.needsPresence(rw, cfg)
 	var perr error
 	var wg sync.WaitGroup
 	if needPresence {
@@ -114,7 +127,8 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 		return err
 	}
 	if needPresence {
-		r.presence.add(rw.v.spec.Name, rw.partKey)
+		_, expiry := cfg.presenceLife(rw.v)
+		r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
 	}
 	if m := r.opts.Metrics; m != nil {
 		m.PartitionWrite(rw.v.spec.Name, rw.partKey, 1, rw.bytes)
@@ -122,8 +136,14 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	return nil
 }
 
-func (r *Repo[T]) needsPresence(rw row) bool {
-	return !r.opts.NoPresenceIndex && rw.v.spec.Bucketed() && !r.presence.has(rw.v.spec.Name, rw.partKey)
+// needsPresence reports whether rw's presence entry must be written: the index
+// is on, the view bucketed, and no entry this process wrote outlives the row.
+func (r *Repo[T]) needsPresence(rw row, cfg writeConfig) bool {
+	if r.opts.NoPresenceIndex || !rw.v.spec.Bucketed() {
+		return false
+	}
+	need, _ := cfg.presenceLife(rw.v)
+	return !r.presence.covers(rw.v.spec.Name, rw.partKey, need)
 }
 
 // exec runs one idempotent statement, instrumented.
@@ -171,7 +191,7 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 	for _, rw := range rows {
 		ttl, pttl := cfg.ttlOf(rw.v)
 		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: rw.v.stmts.insert.cql, Args: rw.insertArgs(ttl, cfg.timestamp), Idempotent: true})
-		if r.needsPresence(rw) {
+		if r.needsPresence(rw, cfg) {
 			b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: rw.v.stmts.presenceInsert.cql, Args: rw.presenceArgs(pttl, cfg.timestamp), Idempotent: true})
 			presence = append(presence, rw)
 		}
@@ -187,7 +207,8 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 		return r.fanoutResult(rows, errs)
 	}
 	for _, rw := range presence {
-		r.presence.add(rw.v.spec.Name, rw.partKey)
+		_, expiry := cfg.presenceLife(rw.v)
+		r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
 	}
 	return nil
 }

@@ -88,11 +88,12 @@ func (r *Repo[T]) planBatches(rows []row) [][]row {
 func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) error {
 	first := rows[0]
 	ttl, pttl := cfg.ttlOf(first.v)
-	if r.needsPresence(first) {
+	if r.needsPresence(first, cfg) {
 		if err := r.exec(ctx, first.v.spec.PresenceTable(), "insert", first.v.stmts.presenceInsert.cql, cfg.consistency, first.presenceArgs(pttl, cfg.timestamp)); err != nil {
 			return fmt.Errorf("presence index: %w", err)
 		}
-		r.presence.add(first.v.spec.Name, first.partKey)
+		_, expiry := cfg.presenceLife(first.v)
+		r.presence.add(first.v.spec.Name, first.partKey, expiry)
 	}
 	var err error
 	if len(rows) == 1 {

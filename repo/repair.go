@@ -239,7 +239,11 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 			run.releasePresence(rw)
 			return fmt.Errorf("presence index: %w", err)
 		}
-		run.r.presence.add(rw.v.spec.Name, rw.partKey)
+		expiry := int64(never)
+		if pttl > 0 {
+			expiry = run.r.opts.Now().Unix() + int64(pttl)
+		}
+		run.r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
 	}
 	return run.r.exec(ctx, rw.v.spec.Name, "insert", rw.v.stmts.insert.cql, cl, rw.insertArgs(ttl, base.ts))
 }

@@ -196,14 +196,77 @@ func TestPlanBatches(t *testing.T) {
 func TestPresenceCacheBounded(t *testing.T) {
 	c := newPresenceCache(100)
 	for i := range 10_000 {
-		c.add("v", strings.Repeat("k", i%7)+string(rune('a'+i%26))+time.Duration(i).String())
+		c.add("v", strings.Repeat("k", i%7)+string(rune('a'+i%26))+time.Duration(i).String(), never)
 	}
 	if got := c.len(); got != 100 {
 		t.Fatalf("cache holds %d entries, want 100", got)
 	}
-	c.add("v", "fresh")
-	if !c.has("v", "fresh") {
+	c.add("v", "fresh", never)
+	if !c.covers("v", "fresh", never) {
 		t.Fatal("newest entry forgotten")
+	}
+}
+
+func TestPresenceCacheLifetimes(t *testing.T) {
+	c := newPresenceCache(10)
+	c.add("v", "k", 1000)
+	tests := []struct {
+		name  string
+		until int64
+		want  bool
+	}{
+		{"a row expiring before the entry", 900, true},
+		{"a row expiring with the entry", 1000, true},
+		{"a row outliving the entry", 1001, false},
+		{"a row without TTL", never, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := c.covers("v", "k", tc.until); got != tc.want {
+				t.Fatalf("covers(%d) = %v, want %v", tc.until, got, tc.want)
+			}
+		})
+	}
+	c.add("v", "k", 500) // an older write never shortens what is known
+	if !c.covers("v", "k", 1000) {
+		t.Fatal("a shorter entry replaced a longer one")
+	}
+}
+
+// TestPresenceRewrittenForLateRows: a late item for an old bucket, written long
+// after the bucket's presence entry, outlives that entry; the entry is written
+// again rather than trusted from the cache.
+func TestPresenceRewrittenForLateRows(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r, err := New[refmodel.Reading](&gocql.Session{}, "iot", refmodel.IoTViews(), Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reading := refmodel.Reading{SensorID: "s", SiteID: "x", ReadingID: gocql.UUIDFromTime(now.Add(-time.Hour)), Value: 1}
+	rows, err := r.rowsOf(&reading)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw := rows[0]
+	cfg, err := r.writeConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.needsPresence(rw, cfg) {
+		t.Fatal("first write: presence entry not needed")
+	}
+	_, expiry := cfg.presenceLife(rw.v)
+	r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
+	if r.needsPresence(rw, cfg) {
+		t.Fatal("second write at once: presence entry needed again")
+	}
+	now = now.Add(25 * 24 * time.Hour) // 25 days later, same bucket, 30-day TTL
+	late, err := r.writeConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.needsPresence(rw, late) {
+		t.Fatal("a late row that outlives the cached entry did not rewrite it")
 	}
 }
 
