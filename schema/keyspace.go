@@ -18,6 +18,11 @@ type Keyspace struct {
 	Name          string
 	Replication   map[string]int // datacenter name -> replication factor
 	DurableWrites *bool          // nil => true (the server default)
+	// NoTablets adds ScyllaDB's "tablets = {'enabled': false}": ScyllaDB 6
+	// gives new keyspaces tablets, which do not support the lightweight
+	// transactions RegisterViews uses. Cassandra rejects the option: set it
+	// only for ScyllaDB.
+	NoTablets bool
 }
 
 // CQL returns CREATE KEYSPACE IF NOT EXISTS with the datacenters sorted by
@@ -47,8 +52,12 @@ func (k Keyspace) CQL() (string, error) {
 		repl = append(repl, quoteString(dc)+": "+strconv.Itoa(k.Replication[dc]))
 	}
 	durable := k.DurableWrites == nil || *k.DurableWrites
-	return fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {%s} AND durable_writes = %t",
-		Quote(k.Name), strings.Join(repl, ", "), durable), nil
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {%s} AND durable_writes = %t",
+		Quote(k.Name), strings.Join(repl, ", "), durable)
+	if k.NoTablets {
+		stmt += " AND tablets = {'enabled': false}"
+	}
+	return stmt, nil
 }
 
 // validateDatacenter allows the names snitches produce (datacenter1,

@@ -192,6 +192,11 @@ func TestKeyspaceCQL(t *testing.T) {
 			ks:   schema.Keyspace{Name: "iot", Replication: map[string]int{"us-east-1": 3, "eu_west.2": 2, "ap": 1}, DurableWrites: &no},
 			want: `CREATE KEYSPACE IF NOT EXISTS "iot" WITH replication = {'class': 'NetworkTopologyStrategy', 'ap': 1, 'eu_west.2': 2, 'us-east-1': 3} AND durable_writes = false`,
 		},
+		{
+			name: "ScyllaDB without tablets",
+			ks:   schema.Keyspace{Name: "chat", Replication: map[string]int{"dc1": 3}, NoTablets: true},
+			want: `CREATE KEYSPACE IF NOT EXISTS "chat" WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3} AND durable_writes = true AND tablets = {'enabled': false}`,
+		},
 		{name: "no datacenter", ks: schema.Keyspace{Name: "x"}, err: schema.ErrBadView},
 		{name: "zero RF", ks: schema.Keyspace{Name: "x", Replication: map[string]int{"dc1": 0}}, err: schema.ErrBadView},
 		{name: "huge RF", ks: schema.Keyspace{Name: "x", Replication: map[string]int{"dc1": 100}}, err: schema.ErrBadView},
