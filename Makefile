@@ -26,7 +26,7 @@ build:
 	$(GO) build -o bin/tsbucket ./cmd/tsbucket
 
 lint:
-	gofmt -l . | tee /dev/stderr | (! read)
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
 bench:
