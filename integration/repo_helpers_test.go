@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"encoding/binary"
 	"math/rand/v2"
 	"slices"
@@ -105,12 +104,6 @@ func (m model) want(key int64, from, to time.Time, dir repo.Direction) []int64 {
 		slices.Reverse(ids)
 	}
 	return ids
-}
-
-func ctxTimeout(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 func timeUUIDAt(t *testing.T, at time.Time) gocql.UUID {

@@ -285,8 +285,8 @@ func (w *walk[T]) fetch(ctx context.Context, b bucket.Bucket, limit int) ([]T, e
 			q = q.Trace(m.TombstoneTracer(w.r.session, w.v.spec.Name))
 		}
 	}
-	qx := gocqlx.Query(q, st.names)
-	qx.Mapper = w.r.mapper
+	// Only the row mapping of gocqlx is used here: the values are bound already.
+	qx := &gocqlx.Queryx{Query: q, Names: st.names, Mapper: w.r.mapper}
 	it := qx.Iter()
 	rows := make([]T, 0, min(limit, 64))
 	for {

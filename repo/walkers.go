@@ -26,7 +26,7 @@ func (w *walk[T]) indexWalk(ctx context.Context) error {
 	var head bucket.Bucket
 	var buckets []bucket.Bucket
 	if w.q.Direction == NewestFirst {
-		head, from = w.probeFirst, w.probeFirst
+		head = w.probeFirst
 		if head < to {
 			return nil // the start is below the floor: nothing to read
 		}

@@ -19,11 +19,10 @@ import (
 )
 
 type inspectFlags struct {
-	cluster     clusterFlags
-	view, key   string
-	table       string
-	maxBuckets  int
-	consistency string
+	cluster    clusterFlags
+	view, key  string
+	table      string
+	maxBuckets int
 }
 
 func runInspect(ctx context.Context, args []string, e env) int {
