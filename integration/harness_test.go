@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -153,20 +152,7 @@ func newKeyspaceRF(t testing.TB, rf int) string {
 
 // keyspaceName makes a valid, unique keyspace name from a test name.
 func keyspaceName(test string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(test) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	base := b.String()
-	if len(base) > 24 {
-		base = base[:24]
-	}
-	return fmt.Sprintf("t_%s_%s_%d", base, runID, keyspaceSeq.Add(1))
+	return provision.KeyspaceName("t", test, runID, keyspaceSeq.Add(1))
 }
 
 // ping checks that the cluster answers CQL, so an unreachable TSBUCKET_HOSTS is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -118,20 +117,7 @@ func allUp(lc *localcluster.Cluster, nodes int) bool {
 
 // keyspaceName makes a valid, unique keyspace name from a test name.
 func keyspaceName(test string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(test) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	base := b.String()
-	if len(base) > 24 {
-		base = base[:24]
-	}
-	return fmt.Sprintf("f_%s_%s_%d", base, runID, keyspaceSeq.Add(1))
+	return provision.KeyspaceName("f", test, runID, keyspaceSeq.Add(1))
 }
 
 // createKeyspace creates a NetworkTopologyStrategy keyspace with rf replicas

@@ -191,3 +191,23 @@ func firstNonEmpty(vals ...string) string {
 	}
 	return ""
 }
+
+// KeyspaceName makes a valid, unique keyspace name for a test from its name,
+// a prefix, an identifier of the run and a sequence number: lower-case letters,
+// digits and '_', within Cassandra's 48-byte limit for reasonable prefixes.
+func KeyspaceName(prefix, test, run string, seq int64) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(test) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	base := b.String()
+	if len(base) > 24 {
+		base = base[:24]
+	}
+	return fmt.Sprintf("%s_%s_%s_%d", prefix, base, run, seq)
+}
