@@ -16,7 +16,11 @@ java17() {
 	local j
 	for j in "${JAVA_HOME:-}/bin/java" "$(command -v java || true)" /usr/lib/jvm/java-17-openjdk-*/bin/java; do
 		[ -x "$j" ] || continue
-		if "$j" -version 2>&1 | grep -Eq 'version "17[."]'; then return 0; fi
+		# Capture first, then match: "java | grep -q" can fail under pipefail
+		# when grep exits before java has finished writing.
+		local v
+		v=$("$j" -version 2>&1) || continue
+		case "$v" in *'version "17.'* | *'version "17"'*) return 0 ;; esac
 	done
 	return 1
 }
