@@ -20,7 +20,9 @@ func TestPace(t *testing.T) {
 		maxCalls       int64
 		behindExpected bool
 	}{
-		{"keeps the rate", 200, 4, 0, 500 * time.Millisecond, 80, 101, false},
+		// The schedule catches up from wall time, so only the calls due after the
+		// last tick are lost; the wide lower bound absorbs a stalled machine.
+		{"keeps the rate", 200, 4, 0, 500 * time.Millisecond, 50, 101, false},
 		{"off", 0, 4, 0, 100 * time.Millisecond, 0, 0, false},
 		// Two workers at 20 calls/s each against 400/s scheduled: the queue
 		// (40 calls) fills, the rest is dropped.
