@@ -297,12 +297,19 @@ func TestMetricsPartitionThreshold(t *testing.T) {
 	if got, ok := gaugeOf(t, reg, "tsbucket_partition_largest_rows", "table", "messages_by_channel", "rank", "1"); !ok || got != 50 {
 		t.Errorf("largest messages_by_channel partition = %v rows (exported %v), want 50", got, ok)
 	}
+	// The partition is named as an operator would look it up: channel/bucket.
+	b, err := refmodel.ChatScheme().Of(metricsNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partition := fmt.Sprintf("5/%d", b)
 	top := m.TopPartitionsOf("messages_by_channel", 1)
-	if len(top) != 1 || top[0].Rows != 50 || top[0].Bytes <= 0 {
-		t.Errorf("TopPartitionsOf = %+v, want one partition of 50 rows", top)
+	if len(top) != 1 || top[0].Rows != 50 || top[0].Bytes <= 0 || top[0].Partition != partition {
+		t.Errorf("TopPartitionsOf = %+v, want partition %s of 50 rows", top, partition)
 	}
 	text := logs.String()
-	for _, want := range []string{`"level":"WARN"`, `"level":"ERROR"`, `"table":"messages_by_channel"`, `"crossed":"warning"`, `"crossed":"limit"`} {
+	for _, want := range []string{`"level":"WARN"`, `"level":"ERROR"`, `"table":"messages_by_channel"`, `"crossed":"warning"`, `"crossed":"limit"`,
+		`"partition":"` + partition + `"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("threshold log lacks %s:\n%s", want, text)
 		}

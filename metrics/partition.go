@@ -136,8 +136,9 @@ func (p *partitions) table(name string) *tableSketch {
 }
 
 // PartitionWrite records rows and bytes written to one partition of table.
-// partition is an opaque key (any stable encoding of the partition key and
-// bucket): it is kept only in the bounded sketch and in threshold log lines,
+// partition names the partition (any stable, readable encoding of the
+// partition key and bucket; the repo writes room-42/19834): it is kept only
+// in the bounded sketch, in threshold log lines and in TopPartitionsOf,
 // never in a label. Each call observes the partition's new size in
 // tsbucket_partition_rows and tsbucket_partition_bytes; the first time the
 // size reaches a threshold, tsbucket_partition_threshold_crossings_total is

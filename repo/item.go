@@ -2,6 +2,7 @@ package repo
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -146,25 +147,47 @@ func isEmptyKeyValue(v any) bool {
 	return false
 }
 
-// encode appends a stable text form of k, used in memory only: cache and
-// coalescing keys, and (hashed) in cursors.
+// encode appends a text form of k that is both unambiguous and readable:
+// values separated by '/', text with '%', '/' and control characters
+// percent-escaped, byte slices in hex. It is used in memory (presence cache
+// and coalescing keys), hashed in cursors, and shown as the partition in
+// partition-size log lines and metrics.TopPartitionsOf, where an operator
+// reads room-42/19834 rather than an opaque blob. Escaping keeps distinct
+// keys distinct: ("a/b", "c") and ("a", "b/c") must not share a presence
+// cache entry, or one of them would never be indexed.
 func (k Key) encode(b []byte) []byte {
 	for i, v := range k {
 		if i > 0 {
-			b = append(b, 0)
+			b = append(b, '/')
 		}
 		switch x := v.(type) {
 		case string:
-			b = append(b, x...)
+			b = appendEscaped(b, x)
 		case int64:
 			b = strconv.AppendInt(b, x, 10)
 		case int:
 			b = strconv.AppendInt(b, int64(x), 10)
 		case []byte:
-			b = append(b, x...)
+			b = append(b, "0x"...)
+			b = hex.AppendEncode(b, x)
 		default:
-			b = fmt.Append(b, x)
+			b = appendEscaped(b, fmt.Sprint(x))
 		}
+	}
+	return b
+}
+
+// appendEscaped appends s with '%', '/' and ASCII control characters
+// written as %XX.
+func appendEscaped(b []byte, s string) []byte {
+	const digits = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' || c == '/' || c < 0x20 || c == 0x7f {
+			b = append(b, '%', digits[c>>4], digits[c&0xf])
+			continue
+		}
+		b = append(b, c)
 	}
 	return b
 }

@@ -70,10 +70,12 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
 	return rw, nil
 }
 
+// partitionKey names one partition of a view in memory and in metrics: the
+// key's encoding, then '/' and the bucket (room-42/19834).
 func partitionKey(k Key, bucketed bool, b bucket.Bucket) string {
 	buf := k.encode(make([]byte, 0, 32))
 	if bucketed {
-		buf = append(buf, 0)
+		buf = append(buf, '/')
 		buf = strconv.AppendInt(buf, int64(b), 10)
 	}
 	return string(buf)
