@@ -60,14 +60,15 @@ type PlanResult struct {
 	Input       PlanInput     // the input with defaults applied
 	Recommended time.Duration // 0 when no candidate fits
 	Candidates  []Candidate   // ascending width
-	// TWCSWindowUnit and TWCSWindowSize give the TimeWindowCompactionStrategy
-	// window equal to Recommended, in the largest unit that divides it:
-	// "MINUTES", "HOURS" or "DAYS".
-	TWCSWindowUnit string
-	TWCSWindowSize int
-	TTL            time.Duration // Retention rounded up to whole seconds (CQL TTLs are seconds)
-	RowsPerDay     float64
-	BytesPerDay    float64
+	// TWCS is the TimeWindowCompactionStrategy window for Recommended
+	// buckets kept for TTL: the bucket width, widened when the TTL would span
+	// more than MaxCompactionWindows windows (see CompactionWindow).
+	TWCS TWCSWindow
+	// TWCSWindows is how many windows the TTL spans; 0 without a TTL.
+	TWCSWindows int
+	TTL         time.Duration // Retention rounded up to whole seconds (CQL TTLs are seconds)
+	RowsPerDay  float64
+	BytesPerDay float64
 }
 
 // Plan sizes the buckets of a view from its busiest key.
@@ -103,7 +104,10 @@ func Plan(in PlanInput) (PlanResult, error) {
 	if res.Recommended == 0 {
 		return res, fmt.Errorf("plan %v rows/s of %d B: %w", in.PeakWritesPerSecond, in.AvgRowBytes, ErrNoFit)
 	}
-	res.TWCSWindowUnit, res.TWCSWindowSize = twcsWindow(res.Recommended)
+	res.TWCS = CompactionWindow(res.Recommended, res.TTL)
+	if res.TTL > 0 {
+		res.TWCSWindows = int(ceilDiv(res.TTL, res.TWCS.Duration()))
+	}
 	return res, nil
 }
 
@@ -225,15 +229,4 @@ func recommend(cs []Candidate) time.Duration {
 		return widestAligned
 	}
 	return widest
-}
-
-// twcsWindow expresses w in the largest TWCS unit that divides it.
-func twcsWindow(w time.Duration) (string, int) {
-	switch {
-	case w%(24*time.Hour) == 0:
-		return "DAYS", int(w / (24 * time.Hour))
-	case w%time.Hour == 0:
-		return "HOURS", int(w / time.Hour)
-	}
-	return "MINUTES", int(w / time.Minute)
 }

@@ -66,8 +66,10 @@ func TestPlanTextbook(t *testing.T) {
 	if got, want := res.Recommended, 15*time.Minute; got != want {
 		t.Errorf("Recommended = %v, want %v", got, want)
 	}
-	if res.TWCSWindowUnit != "MINUTES" || res.TWCSWindowSize != 15 {
-		t.Errorf("TWCS window = %d %s, want 15 MINUTES", res.TWCSWindowSize, res.TWCSWindowUnit)
+	// 15-minute windows over 30 days would be 2880 SSTable groups: the
+	// window widens to a day, 30 windows.
+	if res.TWCS != (TWCSWindow{"DAYS", 1}) || res.TWCSWindows != 30 {
+		t.Errorf("TWCS window = %v (%d windows), want 1 DAYS (30)", res.TWCS, res.TWCSWindows)
 	}
 	if got, want := res.TTL, 30*24*time.Hour; got != want {
 		t.Errorf("TTL = %v, want %v", got, want)
@@ -135,7 +137,7 @@ func TestPlanNoFitKeepsTable(t *testing.T) {
 	if !errors.Is(err, ErrNoFit) {
 		t.Fatalf("error = %v, want ErrNoFit", err)
 	}
-	if res.Recommended != 0 || len(res.Candidates) != len(DefaultCandidates()) || res.TWCSWindowUnit != "" {
+	if res.Recommended != 0 || len(res.Candidates) != len(DefaultCandidates()) || res.TWCS != (TWCSWindow{}) || res.TWCSWindows != 0 {
 		t.Errorf("result = %+v, want the table without a recommendation", res)
 	}
 }
@@ -169,8 +171,9 @@ func TestPlanRecommendation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Recommended != tt.want || res.TWCSWindowUnit != tt.unit || res.TWCSWindowSize != tt.size {
-				t.Errorf("got %v (%d %s), want %v (%d %s)", res.Recommended, res.TWCSWindowSize, res.TWCSWindowUnit, tt.want, tt.size, tt.unit)
+			// No retention: the window is the bucket width.
+			if res.Recommended != tt.want || res.TWCS != (TWCSWindow{tt.unit, tt.size}) || res.TWCSWindows != 0 {
+				t.Errorf("got %v (%v, %d windows), want %v (%d %s)", res.Recommended, res.TWCS, res.TWCSWindows, tt.want, tt.size, tt.unit)
 			}
 			if !slices.IsSortedFunc(res.Candidates, func(a, b Candidate) int { return int(a.Width - b.Width) }) {
 				t.Errorf("candidates not ascending")

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -109,8 +110,19 @@ func TestDemoCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, _ := tsbucket(t, bin, append([]string{"schema", "check", "--workload", "chat"}, conn...)...)
-		if code != 1 || !strings.Contains(out, "messages_by_channel: gc_grace: want 86400, got 3600") {
-			t.Errorf("schema check after drift: exit %d\n%s", code, out)
+		fix := fmt.Sprintf(`ALTER TABLE "%s"."messages_by_channel" WITH gc_grace_seconds = 86400;`, ks)
+		if code != 1 || !strings.Contains(out, "messages_by_channel: gc_grace: want 86400, got 3600") || !strings.Contains(out, fix) {
+			t.Fatalf("schema check after drift: exit %d\n%s\nwant the drift and the statement %s", code, out, fix)
+		}
+		// The printed statement, run as printed, resolves the drift.
+		if err := s.Query(strings.TrimSuffix(fix, ";")).Exec(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AwaitSchemaAgreement(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, _ := tsbucket(t, bin, append([]string{"schema", "check", "--workload", "chat"}, conn...)...); code != 0 {
+			t.Errorf("schema check after the fix: exit %d\n%s", code, out)
 		}
 	})
 }

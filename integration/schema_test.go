@@ -125,13 +125,39 @@ func TestSchemaDrift(t *testing.T) {
 		"messages_by_author.body: missing_column: want text, got none",
 		"message_by_id: gc_grace: want 86400, got 864000",
 		"readings_by_sensor: ttl: want 2592000, got 60",
-		"readings_by_site: compaction: want TimeWindowCompactionStrategy(1 HOURS), got SizeTieredCompactionStrategy",
+		"readings_by_site: compaction: want TimeWindowCompactionStrategy(1 DAYS), got SizeTieredCompactionStrategy",
 		"trips_by_driver_buckets: missing_table: want table, got none",
 		"trips_by_city_date: compaction: want TimeWindowCompactionStrategy(1 DAYS), got TimeWindowCompactionStrategy(1 HOURS)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// Every drift but the extra column comes with a statement; run them all
+	// and only the extra column is left.
+	applyFixes(t, s, ks, refmodel.Views(), 6)
+	if got, want := checkDrift(t, s, ks, refmodel.Views()), want[:1]; !slices.Equal(got, want) {
+		t.Errorf("after the fixes, drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// applyFixes runs the Fix of every drift Check reports and fails unless
+// there were wantFixes of them.
+func applyFixes(t *testing.T, s *gocql.Session, ks string, views []schema.View, wantFixes int) {
+	t.Helper()
+	drifts, err := schema.Check(t.Context(), s, ks, views)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixes []string
+	for _, d := range drifts {
+		if d.Fix != "" {
+			fixes = append(fixes, d.Fix)
+		}
+	}
+	if len(fixes) != wantFixes {
+		t.Fatalf("got %d fixes, want %d:\n%s", len(fixes), wantFixes, strings.Join(fixes, "\n"))
+	}
+	execAll(t, s, fixes...)
 }
 
 // TestSchemaDriftKeysAndTypes creates a view's table by hand with the wrong
@@ -154,6 +180,11 @@ func TestSchemaDriftKeysAndTypes(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Table options can be fixed in place; the type and keys cannot.
+	applyFixes(t, s, ks, refmodel.ChatViews(), 2)
+	if got, want := checkDrift(t, s, ks, refmodel.ChatViews()), want[:3]; !slices.Equal(got, want) {
+		t.Errorf("after the fixes, drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

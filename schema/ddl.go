@@ -80,8 +80,9 @@ func checkKeyspace(keyspace string) error {
 
 // CreateTable returns CREATE TABLE IF NOT EXISTS for the view: partition
 // key (key..., bucket), the ID as clustering column in the view's order,
-// TimeWindowCompactionStrategy with a window equal to the bucket width,
-// default_time_to_live and gc_grace_seconds. An empty keyspace leaves the
+// TimeWindowCompactionStrategy with a window of the bucket width (widened
+// when the TTL would span more than bucket.MaxCompactionWindows windows: see
+// bucket.CompactionWindow), default_time_to_live and gc_grace_seconds. An empty keyspace leaves the
 // table unqualified (the session's keyspace).
 func CreateTable(keyspace string, v View) (string, error) {
 	v, err := prepare(keyspace, v)

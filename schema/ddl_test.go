@@ -95,6 +95,7 @@ func TestCreateTableReference(t *testing.T) {
     AND comment = 'latest readings of a sensor; time ranges for charts'`,
 		},
 		{
+			// Hourly buckets kept 30 days: daily windows, not 720 hourly ones.
 			name: "iot readings_by_site hourly",
 			view: viewNamed(t, refmodel.IoTViews(), "readings_by_site"),
 			want: `CREATE TABLE IF NOT EXISTS "chat"."readings_by_site" (
@@ -106,7 +107,7 @@ func TestCreateTableReference(t *testing.T) {
     "unit" text,
     PRIMARY KEY (("site_id", "bucket"), "reading_id")
 ) WITH CLUSTERING ORDER BY ("reading_id" DESC)
-    AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': '1'}
+    AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': '1'}
     AND default_time_to_live = 2592000
     AND gc_grace_seconds = 86400
     AND comment = 'all readings of a site in a window'`,
@@ -288,19 +289,22 @@ func TestTWCSWindow(t *testing.T) {
 		name   string
 		scheme bucket.Scheme
 		want   string
+		ttl    time.Duration
 	}{
-		{"ten minutes", mustFixed(t, 10*time.Minute, epoch), `'compaction_window_unit': 'MINUTES', 'compaction_window_size': '10'`},
-		{"90 seconds rounds up", mustFixed(t, 90*time.Second, epoch), `'compaction_window_unit': 'MINUTES', 'compaction_window_size': '2'`},
-		{"six hours", mustFixed(t, 6*time.Hour, epoch), `'compaction_window_unit': 'HOURS', 'compaction_window_size': '6'`},
-		{"36 hours", mustFixed(t, 36*time.Hour, epoch), `'compaction_window_unit': 'HOURS', 'compaction_window_size': '36'`},
-		{"hour", bucket.Hourly(), `'compaction_window_unit': 'HOURS', 'compaction_window_size': '1'`},
-		{"iso week", bucket.ISOWeekly(), `'compaction_window_unit': 'DAYS', 'compaction_window_size': '7'`},
-		{"month is its longest", bucket.Monthly(), `'compaction_window_unit': 'DAYS', 'compaction_window_size': '31'`},
+		{"ten minutes", mustFixed(t, 10*time.Minute, epoch), `'compaction_window_unit': 'MINUTES', 'compaction_window_size': '10'`, 0},
+		{"90 seconds rounds up", mustFixed(t, 90*time.Second, epoch), `'compaction_window_unit': 'MINUTES', 'compaction_window_size': '2'`, 0},
+		{"six hours", mustFixed(t, 6*time.Hour, epoch), `'compaction_window_unit': 'HOURS', 'compaction_window_size': '6'`, 0},
+		{"36 hours", mustFixed(t, 36*time.Hour, epoch), `'compaction_window_unit': 'HOURS', 'compaction_window_size': '36'`, 0},
+		{"hour", bucket.Hourly(), `'compaction_window_unit': 'HOURS', 'compaction_window_size': '1'`, 0},
+		{"iso week", bucket.ISOWeekly(), `'compaction_window_unit': 'DAYS', 'compaction_window_size': '7'`, 0},
+		{"month is its longest", bucket.Monthly(), `'compaction_window_unit': 'DAYS', 'compaction_window_size': '31'`, 0},
+		{"hour kept a week", bucket.Hourly(), `'compaction_window_unit': 'HOURS', 'compaction_window_size': '6'`, 7 * 24 * time.Hour},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := testView()
 			v.Scheme = tt.scheme
+			v.TTL = tt.ttl
 			got, err := schema.CreateTable("", v)
 			if err != nil {
 				t.Fatal(err)

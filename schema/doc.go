@@ -7,7 +7,9 @@
 // package generates:
 //
 //   - CREATE TABLE IF NOT EXISTS with TimeWindowCompactionStrategy whose
-//     window equals the bucket width, default_time_to_live and
+//     window is the bucket width, or a multiple of it when the TTL would
+//     otherwise span more than 50 windows (an hourly bucket kept 30 days
+//     gets daily windows, not 720 hourly ones), default_time_to_live and
 //     gc_grace_seconds (CreateTable);
 //   - the bucket-presence index of each bucketed view, which records the
 //     buckets of a key that hold data (CreatePresenceTable);

@@ -31,6 +31,12 @@ type Drift struct {
 	Kind   string // one of the Drift* constants
 	Want   string // what the spec says ("" for an extra column)
 	Got    string // what the cluster has ("" for a missing table or column)
+	// Fix is a statement that resolves the drift online: CREATE TABLE for a
+	// missing table, ALTER TABLE ... ADD for a missing column, ALTER TABLE
+	// ... WITH for compaction, TTL and gc_grace. It is "" where no statement
+	// is safe: a changed type, key or clustering order needs a new table and
+	// a backfill, and an extra column is left for a person to drop.
+	Fix string
 }
 
 // String is a one-line report such as
@@ -72,10 +78,10 @@ func Check(ctx context.Context, s *gocql.Session, keyspace string, views []View)
 			return nil, err
 		}
 		if !found {
-			drifts = append(drifts, Drift{Table: want.name, Kind: DriftMissingTable, Want: "table"})
+			drifts = append(drifts, Drift{Table: want.name, Kind: DriftMissingTable, Want: "table", Fix: want.render(keyspace)})
 			continue
 		}
-		drifts = append(drifts, compare(want, got)...)
+		drifts = append(drifts, compare(keyspace, want, got)...)
 	}
 	return drifts, nil
 }
@@ -120,23 +126,29 @@ func readLive(ctx context.Context, s *gocql.Session, keyspace, name string) (liv
 	return t, true, nil
 }
 
-// compare lists the drifts of one existing table.
-func compare(want table, got live) []Drift {
-	d := compareColumns(want, got)
+// compare lists the drifts of one existing table of keyspace.
+func compare(keyspace string, want table, got live) []Drift {
+	d := compareColumns(keyspace, want, got)
 	d = append(d, compareKeys(want, got)...)
+	alter := func(option string) string {
+		return "ALTER TABLE " + qualified(keyspace, want.name) + " WITH " + option
+	}
 	if w, g := want.compaction, liveCompaction(got.compaction); w != g {
-		d = append(d, Drift{Table: want.name, Kind: DriftCompaction, Want: w.String(), Got: g.String()})
+		d = append(d, Drift{Table: want.name, Kind: DriftCompaction, Want: w.String(), Got: g.String(),
+			Fix: alter("compaction = " + w.cql())})
 	}
 	if w, g := int(want.ttl.Seconds()), got.ttl; w != g {
-		d = append(d, Drift{Table: want.name, Kind: DriftTTL, Want: strconv.Itoa(w), Got: strconv.Itoa(g)})
+		d = append(d, Drift{Table: want.name, Kind: DriftTTL, Want: strconv.Itoa(w), Got: strconv.Itoa(g),
+			Fix: alter("default_time_to_live = " + strconv.Itoa(w))})
 	}
 	if w, g := int(want.gcGrace.Seconds()), got.gcGrace; w != g {
-		d = append(d, Drift{Table: want.name, Kind: DriftGCGrace, Want: strconv.Itoa(w), Got: strconv.Itoa(g)})
+		d = append(d, Drift{Table: want.name, Kind: DriftGCGrace, Want: strconv.Itoa(w), Got: strconv.Itoa(g),
+			Fix: alter("gc_grace_seconds = " + strconv.Itoa(w))})
 	}
 	return d
 }
 
-func compareColumns(want table, got live) []Drift {
+func compareColumns(keyspace string, want table, got live) []Drift {
 	var d []Drift
 	wanted := make(map[string]bool)
 	for _, c := range want.columns() {
@@ -144,7 +156,13 @@ func compareColumns(want table, got live) []Drift {
 		lc, ok := got.columns[c.Name]
 		switch {
 		case !ok:
-			d = append(d, Drift{Table: want.name, Column: c.Name, Kind: DriftMissingColumn, Want: c.Type})
+			// Only a regular column can be added; a missing key column means
+			// a different primary key, which compareKeys reports.
+			var fix string
+			if slices.Contains(want.regular, c) {
+				fix = "ALTER TABLE " + qualified(keyspace, want.name) + " ADD " + Quote(c.Name) + " " + c.Type
+			}
+			d = append(d, Drift{Table: want.name, Column: c.Name, Kind: DriftMissingColumn, Want: c.Type, Fix: fix})
 		case normalizeLive(lc.typ) != c.Type:
 			d = append(d, Drift{Table: want.name, Column: c.Name, Kind: DriftType, Want: c.Type, Got: lc.typ})
 		}

@@ -114,7 +114,7 @@ func TestCompare(t *testing.T) {
 			l := liveOf(want)
 			tt.mutate(&l)
 			var got []string
-			for _, d := range compare(want, l) {
+			for _, d := range compare("ks", want, l) {
 				got = append(got, d.String())
 			}
 			if !slices.Equal(got, tt.want) {

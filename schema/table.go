@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"time"
+
+	"github.com/tsbucket/tsbucket/bucket"
 )
 
 // MetadataTable records each view's bucket scheme so that start-up can
@@ -53,22 +55,12 @@ func (c compaction) String() string {
 	return c.class
 }
 
-// twcsWindow returns the TimeWindowCompactionStrategy window equal to the
-// bucket width, so each bucket's rows land in one window and a bucket
-// expires as whole SSTables. The unit is the largest of DAYS, HOURS and
-// MINUTES that divides the width; a width that is not a whole number of
-// minutes (TWCS's smallest unit) rounds up to the next minute.
-func twcsWindow(width time.Duration) compaction {
-	c := compaction{class: TWCS}
-	switch {
-	case width%(24*time.Hour) == 0:
-		c.unit, c.size = "DAYS", int(width/(24*time.Hour))
-	case width%time.Hour == 0:
-		c.unit, c.size = "HOURS", int(width/time.Hour)
-	default:
-		c.unit, c.size = "MINUTES", int((width+time.Minute-1)/time.Minute)
-	}
-	return c
+// twcsWindow returns the TimeWindowCompactionStrategy window of a bucketed
+// view: its bucket width, widened when its TTL would span more than
+// bucket.MaxCompactionWindows windows (bucket.CompactionWindow says how).
+func twcsWindow(v View) compaction {
+	w := bucket.CompactionWindow(v.Scheme.Width(), v.TTL)
+	return compaction{class: TWCS, unit: w.Unit, size: w.Size}
 }
 
 // viewTable models a validated view with defaults applied. Unbucketed
@@ -87,7 +79,7 @@ func viewTable(v View) table {
 	}
 	if v.Bucketed() {
 		t.partition = append(t.partition, Column{v.BucketColumn, BucketType})
-		t.compaction = twcsWindow(v.Scheme.Width())
+		t.compaction = twcsWindow(v)
 	} else {
 		t.compaction = compaction{class: STCS}
 	}

@@ -157,9 +157,9 @@ func writePlanTable(w io.Writer, res bucket.PlanResult) {
 		fmt.Fprintln(w, "no width fits: split the key (add a column to the partition key) or shrink the rows")
 		return
 	}
-	fmt.Fprintf(w, "recommended: %s buckets, TWCS window %d %s", fmtWidth(res.Recommended), res.TWCSWindowSize, res.TWCSWindowUnit)
+	fmt.Fprintf(w, "recommended: %s buckets, TWCS window %s", fmtWidth(res.Recommended), res.TWCS)
 	if res.TTL > 0 {
-		fmt.Fprintf(w, ", default_time_to_live %d", int64(res.TTL/time.Second))
+		fmt.Fprintf(w, " (%d windows), default_time_to_live %d", res.TWCSWindows, int64(res.TTL/time.Second))
 	}
 	fmt.Fprintf(w, "\nper day: %.0f rows, %.1f MB\n", res.RowsPerDay, res.BytesPerDay/1e6)
 }
@@ -183,6 +183,7 @@ type planJSON struct {
 	RecommendedSeconds   int64           `json:"recommended_seconds"`
 	TWCSWindowUnit       string          `json:"twcs_window_unit,omitempty"`
 	TWCSWindowSize       int             `json:"twcs_window_size,omitempty"`
+	TWCSWindows          int             `json:"twcs_windows,omitempty"` // windows the TTL spans
 	TTLSeconds           int64           `json:"ttl_seconds"`
 	RowsPerDay           float64         `json:"rows_per_day"`
 	BytesPerDay          float64         `json:"bytes_per_day"`
@@ -208,7 +209,7 @@ func writePlanJSON(w io.Writer, res bucket.PlanResult) error {
 		RetentionSeconds: int64(in.Retention / time.Second), MaxRowsPerPartition: in.MaxRowsPerPartition,
 		MaxBytesPerPartition: in.MaxBytesPerPartition, ReadSize: in.ReadSize,
 		RecommendedSeconds: int64(res.Recommended / time.Second),
-		TWCSWindowUnit:     res.TWCSWindowUnit, TWCSWindowSize: res.TWCSWindowSize,
+		TWCSWindowUnit:     res.TWCS.Unit, TWCSWindowSize: res.TWCS.Size, TWCSWindows: res.TWCSWindows,
 		TTLSeconds: int64(res.TTL / time.Second), RowsPerDay: res.RowsPerDay, BytesPerDay: res.BytesPerDay,
 		Candidates: []candidateJSON{},
 	}

@@ -164,8 +164,19 @@ func runSchemaCheck(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stdout, "keyspace %s matches the %s views: no drift\n", c.keyspace, workload)
 		return exitOK
 	}
+	var fixes []string
 	for _, d := range drifts {
 		fmt.Fprintln(e.stdout, d)
+		if d.Fix != "" {
+			fixes = append(fixes, d.Fix)
+		}
+	}
+	if len(fixes) > 0 {
+		// Printed, never run: an operator reviews schema changes first.
+		fmt.Fprintf(e.stdout, "\n-- %d statement(s) that resolve these online; review, then run them in cqlsh:\n", len(fixes))
+		for _, f := range fixes {
+			fmt.Fprintln(e.stdout, f+";")
+		}
 	}
 	fmt.Fprintf(e.stderr, "tsbucket schema check: %d difference(s) in keyspace %s\n", len(drifts), c.keyspace)
 	return exitFail
