@@ -170,9 +170,24 @@ func (k Key) encode(b []byte) []byte {
 		case []byte:
 			b = append(b, "0x"...)
 			b = hex.AppendEncode(b, x)
+		case gocql.UUID:
+			b = appendUUID(b, x)
+		case [16]byte:
+			b = appendUUID(b, x)
 		default:
 			b = appendEscaped(b, fmt.Sprint(x))
 		}
+	}
+	return b
+}
+
+// appendUUID appends u in the canonical 8-4-4-4-12 form, without the
+// allocations of gocql.UUID.String.
+func appendUUID(b []byte, u [16]byte) []byte {
+	b = hex.AppendEncode(b, u[0:4])
+	for _, part := range [][]byte{u[4:6], u[6:8], u[8:10], u[10:16]} {
+		b = append(b, '-')
+		b = hex.AppendEncode(b, part)
 	}
 	return b
 }

@@ -3,6 +3,8 @@ package repo
 import (
 	"testing"
 
+	"github.com/gocql/gocql"
+
 	"github.com/tsbucket/tsbucket/bucket"
 )
 
@@ -24,6 +26,8 @@ func TestPartitionKey(t *testing.T) {
 		{"control characters", Key{"a\x00b\n"}, true, "a%00b%0A/19834"},
 		{"unicode kept", Key{"café"}, true, "café/19834"},
 		{"blob in hex", Key{[]byte{0xde, 0xad}}, true, "0xdead/19834"},
+		{"uuid", Key{gocql.UUID{0xde, 0xad, 15: 1}}, true, "dead0000-0000-0000-0000-000000000001/19834"},
+		{"uuid array", Key{[16]byte{15: 2}}, false, "00000000-0000-0000-0000-000000000002"},
 		{"other types", Key{true}, false, "true"},
 	}
 	for _, tt := range tests {
