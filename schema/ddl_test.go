@@ -316,6 +316,19 @@ func TestTWCSWindow(t *testing.T) {
 	}
 }
 
+// An explicit CompactionWindow is used as given, in its largest unit.
+func TestExplicitCompactionWindow(t *testing.T) {
+	v := testView()
+	v.CompactionWindow, v.TTL = 48*time.Hour, 60*24*time.Hour
+	got, err := schema.CreateTable("", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `'compaction_window_unit': 'DAYS', 'compaction_window_size': '2'`; !strings.Contains(got, want) {
+		t.Errorf("got:\n%s\nwant it to contain %s", got, want)
+	}
+}
+
 func mustFixed(t testing.TB, width time.Duration, epoch time.Time) bucket.Scheme {
 	t.Helper()
 	s, err := bucket.Fixed(width, epoch)

@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tsbucket/tsbucket/bucket"
 )
 
 // Lint rules, the values of Finding.Rule.
@@ -12,6 +14,7 @@ const (
 	RuleReadOrder           = "read_order"           // clustering order differs from the read direction
 	RuleLowCardinalityKey   = "low_cardinality_key"  // the key is declared low-cardinality
 	RuleUnboundedCollection = "unbounded_collection" // a non-frozen list, set or map column
+	RuleCompactionWindows   = "compaction_windows"   // the TTL spans more than 50 TWCS windows
 )
 
 // Finding is one anti-pattern found in a view.
@@ -36,7 +39,11 @@ func (f Finding) String() string { return f.View + ": " + f.Rule + ": " + f.Mess
 //     partitions take all the traffic, whatever the cluster size;
 //   - non-frozen list, set and map columns, which grow one cell per
 //     element without bound and leave a tombstone every time they are
-//     overwritten; use a frozen collection written whole, or another view.
+//     overwritten; use a frozen collection written whole, or another view;
+//   - an explicit CompactionWindow over which the TTL spans more than
+//     bucket.MaxCompactionWindows windows: TWCS keeps every window's
+//     SSTables apart, so each window is SSTables every node keeps (the
+//     derived window never does this).
 //
 // ALLOW FILTERING lives in statements, not specs: see LintStatement.
 func Lint(views []View) []Finding {
@@ -66,6 +73,14 @@ func lintView(v View) []Finding {
 	if v.LowCardinalityKey {
 		add(RuleLowCardinalityKey, "key %s is declared low-cardinality: a few partitions would take all the "+
 			"traffic; lead with a high-cardinality column", list(names(v.Key)))
+	}
+	if v.CompactionWindow > 0 && v.TTL > 0 {
+		w := v.CompactionWindow
+		if n := (v.TTL + w - 1) / w; n > bucket.MaxCompactionWindows {
+			add(RuleCompactionWindows, "a TTL of %s spans %d compaction windows of %s, more than %d: "+
+				"leave CompactionWindow zero to derive one (%s), or widen it", v.TTL, n, w, bucket.MaxCompactionWindows,
+				bucket.CompactionWindow(v.Scheme.Width(), v.TTL))
+		}
 	}
 	for _, c := range v.Values {
 		if t, _ := parseType(c.Type); t.isMultiCell() {

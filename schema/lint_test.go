@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/internal/refmodel"
@@ -35,6 +36,11 @@ func TestLint(t *testing.T) {
 				schema.Column{Name: "pair", Type: "tuple<int, int>"})
 		}, []string{schema.RuleUnboundedCollection, schema.RuleUnboundedCollection}},
 		{"invalid", func(v *schema.View) { v.Key = nil }, []string{schema.RuleInvalid}},
+		// Daily windows for 60 days: 60 windows; the derived window would be 2 days.
+		{"too many compaction windows", func(v *schema.View) { v.CompactionWindow, v.TTL = 24*time.Hour, 60*24*time.Hour },
+			[]string{schema.RuleCompactionWindows}},
+		{"explicit window within the limit", func(v *schema.View) { v.CompactionWindow, v.TTL = 48*time.Hour, 60*24*time.Hour }, nil},
+		{"derived window never too many", func(v *schema.View) { v.TTL = schema.MaxTTL }, nil},
 		{"everything at once", func(v *schema.View) {
 			v.Scheme, v.Unbucketed = bucket.Scheme{}, "trust me"
 			v.ReadOrder, v.LowCardinalityKey = schema.Asc, true

@@ -56,10 +56,14 @@ func (c compaction) String() string {
 }
 
 // twcsWindow returns the TimeWindowCompactionStrategy window of a bucketed
-// view: its bucket width, widened when its TTL would span more than
-// bucket.MaxCompactionWindows windows (bucket.CompactionWindow says how).
+// view: View.CompactionWindow when set, else its bucket width, widened when
+// its TTL would span more than bucket.MaxCompactionWindows windows
+// (bucket.CompactionWindow says how).
 func twcsWindow(v View) compaction {
 	w := bucket.CompactionWindow(v.Scheme.Width(), v.TTL)
+	if v.CompactionWindow > 0 {
+		w = bucket.CompactionWindow(v.CompactionWindow, 0) // whole minutes: only the unit is chosen
+	}
 	return compaction{class: TWCS, unit: w.Unit, size: w.Size}
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tsbucket/tsbucket/bucket"
 )
 
 // maxComment bounds a table comment; it is a note, not a document.
@@ -142,7 +144,33 @@ func (v View) validateOptions() error {
 	if err := validateSeconds("GCGrace", v.GCGrace, MinGCGrace, math.MaxInt32*time.Second); err != nil {
 		return err
 	}
+	if err := v.validateCompactionWindow(); err != nil {
+		return err
+	}
 	return validateComment(v.Comment)
+}
+
+// maxCompactionWindow bounds an explicit TWCS window: a window longer than
+// the longest TTL would never expire as a whole.
+const maxCompactionWindow = MaxTTL
+
+func (v View) validateCompactionWindow() error {
+	w := v.CompactionWindow
+	switch {
+	case w == 0:
+		return nil
+	case !v.Bucketed():
+		return fmt.Errorf("%w: CompactionWindow set on an unbucketed view (it uses SizeTiered compaction)", ErrBadView)
+	case w < time.Minute || w > maxCompactionWindow || w%time.Minute != 0:
+		return fmt.Errorf("%w: CompactionWindow %s must be whole minutes in [1m, %s] (TWCS's smallest unit is a minute)",
+			ErrBadView, w, maxCompactionWindow)
+	}
+	base := bucket.CompactionWindow(v.Scheme.Width(), 0).Duration()
+	if w%base != 0 {
+		return fmt.Errorf("%w: CompactionWindow %s is not a whole multiple of the bucket width %s: "+
+			"buckets would straddle windows and expire in pieces", ErrBadView, w, base)
+	}
+	return nil
 }
 
 func validateSeconds(what string, d, lo, hi time.Duration) error {

@@ -67,20 +67,25 @@ const MaxTTL = 630720000 * time.Second
 // bounded; when the ID is itself a Key column the table has no clustering
 // column at all (one row per ID, e.g. message_by_id).
 type View struct {
-	Name              string
-	Key               []Column      // view key: the partition key columns before the bucket, >= 1
-	BucketColumn      string        // default "bucket"; type bigint
-	Scheme            bucket.Scheme // zero => unbucketed
-	Unbucketed        string        // required reason iff Scheme is zero
-	ID                Column        // the time-sortable ID; Type "" => CQLTypeOf(Kind)
-	Kind              bucket.Kind   // the ID's kind, required
-	Order             Order         // clustering order, default Desc
-	ReadOrder         Order         // the direction the view is mostly read; Lint wants == Order
-	Values            []Column      // non-key columns
-	TTL               time.Duration // default_time_to_live, whole seconds; 0 = none
-	GCGrace           time.Duration // gc_grace_seconds, whole seconds; 0 => DefaultGCGrace
-	LowCardinalityKey bool          // declared low-cardinality key: Lint refuses it
-	Comment           string        // table comment
+	Name         string
+	Key          []Column      // view key: the partition key columns before the bucket, >= 1
+	BucketColumn string        // default "bucket"; type bigint
+	Scheme       bucket.Scheme // zero => unbucketed
+	Unbucketed   string        // required reason iff Scheme is zero
+	ID           Column        // the time-sortable ID; Type "" => CQLTypeOf(Kind)
+	Kind         bucket.Kind   // the ID's kind, required
+	Order        Order         // clustering order, default Desc
+	ReadOrder    Order         // the direction the view is mostly read; Lint wants == Order
+	Values       []Column      // non-key columns
+	TTL          time.Duration // default_time_to_live, whole seconds; 0 = none
+	GCGrace      time.Duration // gc_grace_seconds, whole seconds; 0 => DefaultGCGrace
+	// CompactionWindow is the TWCS window of a bucketed view: whole minutes
+	// and a whole multiple of the bucket width, so a bucket stays in one
+	// window. 0 derives it from the width and the TTL (bucket.CompactionWindow:
+	// the width, widened when the TTL would span more than 50 windows).
+	CompactionWindow  time.Duration
+	LowCardinalityKey bool   // declared low-cardinality key: Lint refuses it
+	Comment           string // table comment
 }
 
 // WithDefaults returns a copy with defaults filled in: BucketColumn for a

@@ -45,6 +45,14 @@ func TestValidate(t *testing.T) {
 		{"gc_grace below the hint window", func(v *schema.View) { v.GCGrace = time.Hour }, schema.ErrBadView},
 		{"gc_grace at the hint window", func(v *schema.View) { v.GCGrace = 3 * time.Hour }, nil},
 		{"order out of range", func(v *schema.View) { v.Order = 7 }, schema.ErrBadView},
+		{"compaction window on an unbucketed view", func(v *schema.View) {
+			v.Scheme, v.Unbucketed, v.CompactionWindow = bucket.Scheme{}, "small", 24*time.Hour
+		}, schema.ErrBadView},
+		{"compaction window not whole minutes", func(v *schema.View) { v.CompactionWindow = 24*time.Hour + 30*time.Second }, schema.ErrBadView},
+		{"compaction window straddles buckets", func(v *schema.View) { v.CompactionWindow = 36 * time.Hour }, schema.ErrBadView},
+		{"compaction window narrower than a bucket", func(v *schema.View) { v.CompactionWindow = time.Hour }, schema.ErrBadView},
+		{"compaction window negative", func(v *schema.View) { v.CompactionWindow = -24 * time.Hour }, schema.ErrBadView},
+		{"compaction window of two buckets", func(v *schema.View) { v.CompactionWindow = 48 * time.Hour }, nil},
 		{"comment with control character", func(v *schema.View) { v.Comment = "a\nb" }, schema.ErrBadView},
 		{"reserved table name", func(v *schema.View) { v.Name = schema.MetadataTable }, schema.ErrBadView},
 		{"name too long for its presence table", func(v *schema.View) { v.Name = "a234567890123456789012345678901234567890123" }, schema.ErrBadIdentifier},
