@@ -179,3 +179,30 @@ func TestRecordOf(t *testing.T) {
 		t.Errorf("got %+v, want scheme %s", got, bucket.Daily())
 	}
 }
+
+// Each fixable drift carries the statement that fixes it; keys and types
+// carry none.
+func TestCompareFixes(t *testing.T) {
+	want := sampleTable(t)
+	l := liveOf(want)
+	l.compaction["compaction_window_unit"] = "HOURS"
+	l.ttl, l.gcGrace = 0, 864000
+	delete(l.columns, "payload")
+	c := l.columns["event_id"]
+	c.order = "asc"
+	l.columns["event_id"] = c
+	var got []string
+	for _, d := range compare("ks", want, l) {
+		got = append(got, d.Kind+": "+d.Fix)
+	}
+	wantFixes := []string{
+		`missing_column: ALTER TABLE "ks"."events" ADD "payload" blob`,
+		`clustering_order: `,
+		`compaction: ALTER TABLE "ks"."events" WITH compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': '2'}`,
+		`ttl: ALTER TABLE "ks"."events" WITH default_time_to_live = 3600`,
+		`gc_grace: ALTER TABLE "ks"."events" WITH gc_grace_seconds = 86400`,
+	}
+	if !slices.Equal(got, wantFixes) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantFixes, "\n"))
+	}
+}
