@@ -119,7 +119,6 @@ func TestSchemaDrift(t *testing.T) {
 		`ALTER TABLE message_by_id WITH gc_grace_seconds = 864000`,
 		`DROP TABLE trips_by_driver_buckets`,
 	)
-	got := checkDrift(t, s, ks, refmodel.Views())
 	want := []string{
 		"messages_by_channel.pinned: extra_column: want none, got boolean",
 		"messages_by_author.body: missing_column: want text, got none",
@@ -129,14 +128,18 @@ func TestSchemaDrift(t *testing.T) {
 		"trips_by_driver_buckets: missing_table: want table, got none",
 		"trips_by_city_date: compaction: want TimeWindowCompactionStrategy(1 DAYS), got TimeWindowCompactionStrategy(1 HOURS)",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("got drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantDrift(t, s, ks, refmodel.Views(), "altered by hand", want)
 	// Every drift but the extra column comes with a statement; run them all
 	// and only the extra column is left.
 	applyFixes(t, s, ks, refmodel.Views(), 6)
-	if got, want := checkDrift(t, s, ks, refmodel.Views()), want[:1]; !slices.Equal(got, want) {
-		t.Errorf("after the fixes, drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	wantDrift(t, s, ks, refmodel.Views(), "after the fixes", want[:1])
+}
+
+// wantDrift fails t unless Check reports exactly want, in order.
+func wantDrift(t *testing.T, s *gocql.Session, ks string, views []schema.View, when string, want []string) {
+	t.Helper()
+	if got := checkDrift(t, s, ks, views); !slices.Equal(got, want) {
+		t.Errorf("%s, drift:\n%s\nwant:\n%s", when, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -170,7 +173,6 @@ func TestSchemaDriftKeysAndTypes(t *testing.T) {
 		channel_id bigint, bucket bigint, message_id bigint, author_id bigint, body int,
 		PRIMARY KEY ((bucket, channel_id), message_id)) WITH CLUSTERING ORDER BY (message_id ASC)`)
 	migrateRef(t, s, ks)
-	got := checkDrift(t, s, ks, refmodel.ChatViews())
 	want := []string{
 		"messages_by_channel.body: type: want text, got int",
 		"messages_by_channel: partition_key: want (channel_id, bucket), got (bucket, channel_id)",
@@ -178,14 +180,10 @@ func TestSchemaDriftKeysAndTypes(t *testing.T) {
 		"messages_by_channel: compaction: want TimeWindowCompactionStrategy(10 DAYS), got SizeTieredCompactionStrategy",
 		"messages_by_channel: gc_grace: want 86400, got 864000",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("got drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantDrift(t, s, ks, refmodel.ChatViews(), "created by hand", want)
 	// Table options can be fixed in place; the type and keys cannot.
 	applyFixes(t, s, ks, refmodel.ChatViews(), 2)
-	if got, want := checkDrift(t, s, ks, refmodel.ChatViews()), want[:3]; !slices.Equal(got, want) {
-		t.Errorf("after the fixes, drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantDrift(t, s, ks, refmodel.ChatViews(), "after the fixes", want[:3])
 }
 
 // TestSchemaTypesRoundTrip proves the canonical type text matches what the
