@@ -41,9 +41,9 @@ func (f Finding) String() string { return f.View + ": " + f.Rule + ": " + f.Mess
 //     element without bound and leave a tombstone every time they are
 //     overwritten; use a frozen collection written whole, or another view;
 //   - an explicit CompactionWindow over which the TTL spans more than
-//     bucket.MaxCompactionWindows windows: TWCS keeps every window's
-//     SSTables apart, so each window is SSTables every node keeps (the
-//     derived window never does this).
+//     bucket.MaxCompactionWindows windows: TWCS never compacts across
+//     windows, so every window is one more group of SSTables each node
+//     keeps until it expires (the derived window never spans that many).
 //
 // ALLOW FILTERING lives in statements, not specs: see LintStatement.
 func Lint(views []View) []Finding {
