@@ -10,6 +10,12 @@
 //     consistency, outcome, error class, rank); a partition key, an ID or a
 //     bucket is never a label. Partition keys passed to PartitionWrite live
 //     only in a bounded in-memory sketch and in threshold log lines.
+//   - A statement counts as an error only when the database or the driver
+//     failed it: outcome "error" on tsbucket_cql_statement_duration_seconds
+//     and one tsbucket_cql_errors_total{class} increment. A statement whose
+//     context was canceled (context.Canceled: its caller, or the repo, no
+//     longer wanted the answer) has outcome "canceled" and no error class; a
+//     context deadline is an error of class "timeout".
 //   - The hot paths (statement observers, PartitionWrite, ReadWalk) do not
 //     allocate once a label combination has been seen.
 //

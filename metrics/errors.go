@@ -6,21 +6,29 @@ import (
 	"github.com/gocql/gocql"
 )
 
-// Error classes, the values of the class label of tsbucket_cql_errors_total.
+// Error classes, the values ErrorClass returns. All but ClassCanceled are
+// the values of the class label of tsbucket_cql_errors_total.
 const (
 	ClassTimeout      = "timeout"
 	ClassUnavailable  = "unavailable"
 	ClassOverloaded   = "overloaded"
 	ClassWriteFailure = "write_failure"
 	ClassReadFailure  = "read_failure"
-	ClassCanceled     = "canceled"
 	ClassOther        = "other"
+	// ClassCanceled is a context canceled by the statement's caller. It is not
+	// a failure of the database: a StatementObserver records it with outcome
+	// "canceled" and does not count it in tsbucket_cql_errors_total.
+	ClassCanceled = "canceled"
 )
 
-// errorClasses lists every class so a StatementObserver can resolve its
-// counters up front; errorClassIndex maps err to a position in it.
+// errorClasses lists every class; errorClassIndex maps err to a position in
+// it. The failure classes come first so a StatementObserver can resolve one
+// counter per failure class up front.
 var errorClasses = [...]string{ClassTimeout, ClassUnavailable, ClassOverloaded,
-	ClassWriteFailure, ClassReadFailure, ClassCanceled, ClassOther}
+	ClassWriteFailure, ClassReadFailure, ClassOther, ClassCanceled}
+
+// failureClasses are the values of the class label of tsbucket_cql_errors_total.
+var failureClasses = errorClasses[:classCanceled]
 
 const (
 	classTimeout = iota
@@ -28,15 +36,15 @@ const (
 	classOverloaded
 	classWriteFailure
 	classReadFailure
-	classCanceled
 	classOther
+	classCanceled // last: not a failure class
 )
 
 // ErrorClass names the class of a statement error: "timeout" (server read or
 // write timeout, no response from the driver, context deadline),
-// "unavailable", "overloaded", "write_failure", "read_failure", "canceled"
-// (context canceled) or "other". It returns "" for a nil error. Wrapped errors
-// are unwrapped.
+// "unavailable", "overloaded", "write_failure", "read_failure", "other", or
+// "canceled" (context canceled: the caller gave up, which is not a failure of
+// the database). It returns "" for a nil error. Wrapped errors are unwrapped.
 func ErrorClass(err error) string {
 	if err == nil {
 		return ""

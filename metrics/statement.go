@@ -8,10 +8,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Outcomes, the values of the outcome label of the latency histogram.
+// Outcomes, the values of the outcome label of the latency histogram
+// tsbucket_cql_statement_duration_seconds (success and error also label
+// tsbucket_server_polls_total).
 const (
 	OutcomeSuccess = "success"
-	OutcomeError   = "error"
+	OutcomeError   = "error" // a failure, counted by class in tsbucket_cql_errors_total
+	// OutcomeCanceled is a request whose context was canceled (context.Canceled):
+	// its caller, or the repo itself, stopped wanting the answer. It is not a
+	// failure of the database and is not counted in tsbucket_cql_errors_total.
+	// A context deadline is not a cancellation: it stays an error of class
+	// timeout.
+	OutcomeCanceled = "canceled"
 )
 
 type statementVecs struct {
@@ -25,7 +33,7 @@ func newStatementVecs(buckets []float64) statementVecs {
 	return statementVecs{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "tsbucket_cql_statement_duration_seconds",
-			Help:    "Latency of one CQL request (one attempt, one page) as seen by the driver.",
+			Help:    "Latency of one CQL request (one attempt, one page) as seen by the driver, by outcome: success, error, or canceled (its context was canceled: not a failure).",
 			Buckets: buckets,
 		}, []string{"table", "operation", "consistency", "outcome"}),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -38,7 +46,7 @@ func newStatementVecs(buckets []float64) statementVecs {
 		}, []string{"table", "operation"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tsbucket_cql_errors_total",
-			Help: "Failed CQL requests by error class.",
+			Help: "Failed CQL requests by error class (canceled requests are not failures and are not counted).",
 		}, []string{"table", "operation", "class"}),
 	}
 }
@@ -57,9 +65,9 @@ type statementKey struct {
 // gocql.BatchObserver; its children are resolved when it is built, so
 // observing does not allocate.
 type StatementObserver struct {
-	attempts, retries prometheus.Counter
-	success, failure  prometheus.Observer
-	errors            [len(errorClasses)]prometheus.Counter
+	attempts, retries          prometheus.Counter
+	success, failure, canceled prometheus.Observer
+	errors                     [classCanceled]prometheus.Counter // by failure class
 }
 
 var (
@@ -96,8 +104,9 @@ func (v statementVecs) observer(k statementKey) *StatementObserver {
 		retries:  v.retries.WithLabelValues(k.table, k.op),
 		success:  v.duration.WithLabelValues(k.table, k.op, cl, OutcomeSuccess),
 		failure:  v.duration.WithLabelValues(k.table, k.op, cl, OutcomeError),
+		canceled: v.duration.WithLabelValues(k.table, k.op, cl, OutcomeCanceled),
 	}
-	for i, class := range errorClasses {
+	for i, class := range failureClasses {
 		o.errors[i] = v.errors.WithLabelValues(k.table, k.op, class)
 	}
 	return o
@@ -123,6 +132,11 @@ func (o *StatementObserver) observe(start, end time.Time, attempt int, err error
 		o.success.Observe(seconds)
 		return
 	}
+	class := errorClassIndex(err)
+	if class == classCanceled {
+		o.canceled.Observe(seconds)
+		return
+	}
 	o.failure.Observe(seconds)
-	o.errors[errorClassIndex(err)].Inc()
+	o.errors[class].Inc()
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -35,8 +36,14 @@ tsbucket_cql_statement_attempts_total{operation="insert",table="messages_by_chan
 # TYPE tsbucket_cql_statement_retries_total counter
 tsbucket_cql_statement_retries_total{operation="batch",table="messages_by_channel"} 0
 tsbucket_cql_statement_retries_total{operation="insert",table="messages_by_channel"} 1
-# HELP tsbucket_cql_statement_duration_seconds Latency of one CQL request (one attempt, one page) as seen by the driver.
+# HELP tsbucket_cql_statement_duration_seconds Latency of one CQL request (one attempt, one page) as seen by the driver, by outcome: success, error, or canceled (its context was canceled: not a failure).
 # TYPE tsbucket_cql_statement_duration_seconds histogram
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="canceled",table="messages_by_channel",le="0.001"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="canceled",table="messages_by_channel",le="0.01"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="canceled",table="messages_by_channel",le="0.1"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="canceled",table="messages_by_channel",le="+Inf"} 0
+tsbucket_cql_statement_duration_seconds_sum{consistency="LOCAL_QUORUM",operation="batch",outcome="canceled",table="messages_by_channel"} 0
+tsbucket_cql_statement_duration_seconds_count{consistency="LOCAL_QUORUM",operation="batch",outcome="canceled",table="messages_by_channel"} 0
 tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="error",table="messages_by_channel",le="0.001"} 0
 tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="error",table="messages_by_channel",le="0.01"} 0
 tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="error",table="messages_by_channel",le="0.1"} 0
@@ -49,6 +56,12 @@ tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operat
 tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="batch",outcome="success",table="messages_by_channel",le="+Inf"} 1
 tsbucket_cql_statement_duration_seconds_sum{consistency="LOCAL_QUORUM",operation="batch",outcome="success",table="messages_by_channel"} 0.003
 tsbucket_cql_statement_duration_seconds_count{consistency="LOCAL_QUORUM",operation="batch",outcome="success",table="messages_by_channel"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="canceled",table="messages_by_channel",le="0.001"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="canceled",table="messages_by_channel",le="0.01"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="canceled",table="messages_by_channel",le="0.1"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="canceled",table="messages_by_channel",le="+Inf"} 0
+tsbucket_cql_statement_duration_seconds_sum{consistency="LOCAL_QUORUM",operation="insert",outcome="canceled",table="messages_by_channel"} 0
+tsbucket_cql_statement_duration_seconds_count{consistency="LOCAL_QUORUM",operation="insert",outcome="canceled",table="messages_by_channel"} 0
 tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="error",table="messages_by_channel",le="0.001"} 0
 tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="error",table="messages_by_channel",le="0.01"} 0
 tsbucket_cql_statement_duration_seconds_bucket{consistency="LOCAL_QUORUM",operation="insert",outcome="error",table="messages_by_channel",le="0.1"} 1
@@ -78,9 +91,8 @@ func TestStatementObserverErrorClasses(t *testing.T) {
 		sel.ObserveQuery(ctx, observed(time.Millisecond, 0, err))
 	}
 	want := `
-# HELP tsbucket_cql_errors_total Failed CQL requests by error class.
+# HELP tsbucket_cql_errors_total Failed CQL requests by error class (canceled requests are not failures and are not counted).
 # TYPE tsbucket_cql_errors_total counter
-tsbucket_cql_errors_total{class="canceled",operation="select",table="readings_by_sensor"} 1
 tsbucket_cql_errors_total{class="other",operation="select",table="readings_by_sensor"} 0
 tsbucket_cql_errors_total{class="overloaded",operation="select",table="readings_by_sensor"} 1
 tsbucket_cql_errors_total{class="read_failure",operation="select",table="readings_by_sensor"} 0
@@ -89,6 +101,69 @@ tsbucket_cql_errors_total{class="unavailable",operation="select",table="readings
 tsbucket_cql_errors_total{class="write_failure",operation="select",table="readings_by_sensor"} 0
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "tsbucket_cql_errors_total"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestStatementObserverCanceled checks that a statement cancelled by its
+// context (the caller gave up, or the repo stopped a read it no longer needed)
+// is not counted as a failure of the database: it gets outcome "canceled" and
+// no error class, while a deadline stays an error of class timeout.
+func TestStatementObserverCanceled(t *testing.T) {
+	m, reg := newTestMetrics(t, Config{LatencyBuckets: []float64{0.01}})
+	ctx := context.Background()
+	sel := m.Statement("readings_by_sensor", "select", gocql.One)
+	sel.ObserveQuery(ctx, observed(2*time.Millisecond, 0, context.Canceled))
+	sel.ObserveQuery(ctx, observed(3*time.Millisecond, 0, fmt.Errorf("page: %w", context.Canceled)))
+	sel.ObserveQuery(ctx, observed(20*time.Millisecond, 0, context.DeadlineExceeded))
+	batch := m.Statement("readings_by_sensor", "batch", gocql.One)
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	batch.ObserveBatch(ctx, gocql.ObservedBatch{Start: start, End: start.Add(time.Millisecond), Err: context.Canceled})
+
+	want := `
+# HELP tsbucket_cql_errors_total Failed CQL requests by error class (canceled requests are not failures and are not counted).
+# TYPE tsbucket_cql_errors_total counter
+tsbucket_cql_errors_total{class="other",operation="batch",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="overloaded",operation="batch",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="read_failure",operation="batch",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="timeout",operation="batch",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="unavailable",operation="batch",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="write_failure",operation="batch",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="other",operation="select",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="overloaded",operation="select",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="read_failure",operation="select",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="timeout",operation="select",table="readings_by_sensor"} 1
+tsbucket_cql_errors_total{class="unavailable",operation="select",table="readings_by_sensor"} 0
+tsbucket_cql_errors_total{class="write_failure",operation="select",table="readings_by_sensor"} 0
+# HELP tsbucket_cql_statement_duration_seconds Latency of one CQL request (one attempt, one page) as seen by the driver, by outcome: success, error, or canceled (its context was canceled: not a failure).
+# TYPE tsbucket_cql_statement_duration_seconds histogram
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="batch",outcome="canceled",table="readings_by_sensor",le="0.01"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="batch",outcome="canceled",table="readings_by_sensor",le="+Inf"} 1
+tsbucket_cql_statement_duration_seconds_sum{consistency="ONE",operation="batch",outcome="canceled",table="readings_by_sensor"} 0.001
+tsbucket_cql_statement_duration_seconds_count{consistency="ONE",operation="batch",outcome="canceled",table="readings_by_sensor"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="batch",outcome="error",table="readings_by_sensor",le="0.01"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="batch",outcome="error",table="readings_by_sensor",le="+Inf"} 0
+tsbucket_cql_statement_duration_seconds_sum{consistency="ONE",operation="batch",outcome="error",table="readings_by_sensor"} 0
+tsbucket_cql_statement_duration_seconds_count{consistency="ONE",operation="batch",outcome="error",table="readings_by_sensor"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="batch",outcome="success",table="readings_by_sensor",le="0.01"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="batch",outcome="success",table="readings_by_sensor",le="+Inf"} 0
+tsbucket_cql_statement_duration_seconds_sum{consistency="ONE",operation="batch",outcome="success",table="readings_by_sensor"} 0
+tsbucket_cql_statement_duration_seconds_count{consistency="ONE",operation="batch",outcome="success",table="readings_by_sensor"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="select",outcome="canceled",table="readings_by_sensor",le="0.01"} 2
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="select",outcome="canceled",table="readings_by_sensor",le="+Inf"} 2
+tsbucket_cql_statement_duration_seconds_sum{consistency="ONE",operation="select",outcome="canceled",table="readings_by_sensor"} 0.005
+tsbucket_cql_statement_duration_seconds_count{consistency="ONE",operation="select",outcome="canceled",table="readings_by_sensor"} 2
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="select",outcome="error",table="readings_by_sensor",le="0.01"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="select",outcome="error",table="readings_by_sensor",le="+Inf"} 1
+tsbucket_cql_statement_duration_seconds_sum{consistency="ONE",operation="select",outcome="error",table="readings_by_sensor"} 0.02
+tsbucket_cql_statement_duration_seconds_count{consistency="ONE",operation="select",outcome="error",table="readings_by_sensor"} 1
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="select",outcome="success",table="readings_by_sensor",le="0.01"} 0
+tsbucket_cql_statement_duration_seconds_bucket{consistency="ONE",operation="select",outcome="success",table="readings_by_sensor",le="+Inf"} 0
+tsbucket_cql_statement_duration_seconds_sum{consistency="ONE",operation="select",outcome="success",table="readings_by_sensor"} 0
+tsbucket_cql_statement_duration_seconds_count{consistency="ONE",operation="select",outcome="success",table="readings_by_sensor"} 0
+`
+	names := []string{"tsbucket_cql_errors_total", "tsbucket_cql_statement_duration_seconds"}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}
 }
@@ -109,6 +184,7 @@ func TestStatementObserveDoesNotAllocate(t *testing.T) {
 	ctx := context.Background()
 	ok := observed(time.Millisecond, 0, nil)
 	failed := observed(time.Millisecond, 1, &gocql.RequestErrWriteTimeout{})
+	canceled := observed(time.Millisecond, 0, context.Canceled)
 	tests := []struct {
 		name string
 		f    func()
@@ -116,6 +192,7 @@ func TestStatementObserveDoesNotAllocate(t *testing.T) {
 		{"Statement", func() { m.Statement("t", "insert", gocql.LocalQuorum) }},
 		{"ObserveQuery success", func() { m.Statement("t", "insert", gocql.LocalQuorum).ObserveQuery(ctx, ok) }},
 		{"ObserveQuery error", func() { m.Statement("t", "insert", gocql.LocalQuorum).ObserveQuery(ctx, failed) }},
+		{"ObserveQuery canceled", func() { m.Statement("t", "select", gocql.LocalQuorum).ObserveQuery(ctx, canceled) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
