@@ -112,19 +112,32 @@ func (m *Metrics) ServerWarnings(table string, warnings []string) {
 // server writes trace events asynchronously, so Trace polls for up to
 // Config.TraceWait; that latency is the price of the sample.
 func (m *Metrics) TombstoneTracer(s *gocql.Session, table string) gocql.Tracer {
+	return m.tombstoneTracer(sessionTraces{s}, table)
+}
+
+func (m *Metrics) tombstoneTracer(src traceSource, table string) *tombstoneTracer {
 	v := m.tombstones
 	return &tombstoneTracer{
-		session: s,
-		wait:    m.cfg.TraceWait,
-		read:    v.read.WithLabelValues(table, SourceTrace),
-		found:   v.traces.WithLabelValues(table, TraceRead),
-		none:    v.traces.WithLabelValues(table, TraceNoEvent),
-		failed:  v.traces.WithLabelValues(table, TraceError),
+		src:    src,
+		wait:   m.cfg.TraceWait,
+		read:   v.read.WithLabelValues(table, SourceTrace),
+		found:  v.traces.WithLabelValues(table, TraceRead),
+		none:   v.traces.WithLabelValues(table, TraceNoEvent),
+		failed: v.traces.WithLabelValues(table, TraceError),
 	}
 }
 
+// traceSource reads a trace back from the server: sessionTraces from
+// system_traces, a fake in tests.
+type traceSource interface {
+	// complete reports whether the server finished writing the trace session.
+	complete(ctx context.Context, traceID []byte) (bool, error)
+	// activities returns the activity of every event of the trace written so far.
+	activities(ctx context.Context, traceID []byte) ([]string, error)
+}
+
 type tombstoneTracer struct {
-	session             *gocql.Session
+	src                 traceSource
 	wait                time.Duration
 	read                prometheus.Observer
 	found, none, failed prometheus.Counter
@@ -154,7 +167,7 @@ func (t *tombstoneTracer) tombstones(ctx context.Context, traceID []byte) (int64
 	delay := 10 * time.Millisecond
 	completedPolls := 0
 	for {
-		complete, err := t.complete(ctx, traceID)
+		complete, err := t.src.complete(ctx, traceID)
 		if err != nil {
 			return 0, false, err
 		}
@@ -175,16 +188,36 @@ func (t *tombstoneTracer) tombstones(ctx context.Context, traceID []byte) (int64
 	}
 }
 
-func (t *tombstoneTracer) query(ctx context.Context, stmt string, traceID []byte) *gocql.Query {
-	// system_traces has RF 2 and may live on one node: read at ONE. Trace(nil)
-	// keeps a session-wide tracer from tracing the tracer.
-	return t.session.Query(stmt, traceID).WithContext(ctx).Consistency(gocql.One).Trace(nil).Idempotent(true)
+// events returns the largest tombstone count any event of the trace reports.
+func (t *tombstoneTracer) events(ctx context.Context, traceID []byte) (int64, bool, error) {
+	activities, err := t.src.activities(ctx, traceID)
+	if err != nil {
+		return 0, false, err
+	}
+	var (
+		largest int64
+		found   bool
+	)
+	for _, a := range activities {
+		if n, ok := parseTombstones(a); ok {
+			largest, found = max(largest, n), true
+		}
+	}
+	return largest, found, nil
 }
 
-// complete reports whether the server finished writing the trace session.
-func (t *tombstoneTracer) complete(ctx context.Context, traceID []byte) (bool, error) {
+// sessionTraces reads traces from system_traces through a session.
+type sessionTraces struct{ session *gocql.Session }
+
+func (s sessionTraces) query(ctx context.Context, stmt string, traceID []byte) *gocql.Query {
+	// system_traces has RF 2 and may live on one node: read at ONE. Trace(nil)
+	// keeps a session-wide tracer from tracing the tracer.
+	return s.session.Query(stmt, traceID).WithContext(ctx).Consistency(gocql.One).Trace(nil).Idempotent(true)
+}
+
+func (s sessionTraces) complete(ctx context.Context, traceID []byte) (bool, error) {
 	var duration *int
-	err := t.query(ctx, `SELECT duration FROM system_traces.sessions WHERE session_id = ?`, traceID).
+	err := s.query(ctx, `SELECT duration FROM system_traces.sessions WHERE session_id = ?`, traceID).
 		Scan(&duration)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return false, nil
@@ -192,20 +225,16 @@ func (t *tombstoneTracer) complete(ctx context.Context, traceID []byte) (bool, e
 	return duration != nil, err
 }
 
-// events returns the largest tombstone count any event of the trace reports.
-func (t *tombstoneTracer) events(ctx context.Context, traceID []byte) (int64, bool, error) {
-	iter := t.query(ctx, `SELECT activity FROM system_traces.events WHERE session_id = ?`, traceID).Iter()
+func (s sessionTraces) activities(ctx context.Context, traceID []byte) ([]string, error) {
+	iter := s.query(ctx, `SELECT activity FROM system_traces.events WHERE session_id = ?`, traceID).Iter()
 	var (
-		activity string
-		largest  int64
-		found    bool
+		activity   string
+		activities []string
 	)
 	for iter.Scan(&activity) {
-		if n, ok := parseTombstones(activity); ok {
-			largest, found = max(largest, n), true
-		}
+		activities = append(activities, activity)
 	}
-	return largest, found, iter.Close()
+	return activities, iter.Close()
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
