@@ -49,9 +49,12 @@ var (
 	// ErrBadBucket reports bucket text that ParseBucket does not accept.
 	ErrBadBucket = errors.New("bucket: malformed bucket text")
 
-	// ErrBadPlan reports planner input that makes no sense: a non-positive or
-	// non-finite write rate, a non-positive row size, negative limits or
-	// retention, or a candidate width that is not a whole number of minutes.
+	// ErrBadPlan reports planner input that makes no sense: a write rate
+	// that is not in (0, MaxPlanRate] (NaN, infinite, zero, negative, huge),
+	// a row size outside [1, MaxPlanRowBytes], negative limits or read size,
+	// a retention outside [0, MaxTTL], or a candidate width that is not a
+	// whole number of minutes in [1m, MaxPlanWidth]. The error is a
+	// *PlanInputError naming the field.
 	ErrBadPlan = errors.New("bucket: invalid plan input")
 
 	// ErrNoFit reports that no candidate width keeps a partition within the

@@ -18,6 +18,22 @@ const (
 	MaxTTL = 630_720_000 * time.Second
 )
 
+// Planner input bounds. No real key comes near them; they keep every
+// product the planner forms (rate x width x row size) a finite float64 and
+// every width sum a valid time.Duration, so absurd input is refused by name
+// instead of printing +Inf or wrapping around.
+const (
+	// MaxPlanRate is the largest PeakWritesPerSecond: a billion rows a
+	// second into one key, more than whole clusters take.
+	MaxPlanRate = 1e9
+	// MaxPlanRowBytes is the largest AvgRowBytes: 2 GiB - 1, the longest
+	// value CQL's native protocol can carry.
+	MaxPlanRowBytes = math.MaxInt32
+	// MaxPlanWidth is the widest candidate: a bucket longer than the longest
+	// TTL would never expire as a whole.
+	MaxPlanWidth = MaxTTL
+)
+
 // PlanInput describes the busiest key of one view. Zero optional fields take
 // the defaults; Plan never modifies the caller's value.
 type PlanInput struct {
@@ -81,8 +97,9 @@ type PlanResult struct {
 // rows/s of 200 B) that is 15 minutes: 90,000 rows and 18 MB; ten minutes
 // (60,000 rows, 12 MB) fits too, an hour (360,000 rows) does not.
 //
-// ErrBadPlan for invalid input. ErrNoFit, returned with the filled
-// candidate table, when even the narrowest candidate is too big.
+// A *PlanInputError wrapping ErrBadPlan for invalid input (see Validate).
+// ErrNoFit, returned with the filled candidate table, when even the
+// narrowest candidate is too big.
 func Plan(in PlanInput) (PlanResult, error) {
 	in = in.withDefaults()
 	if err := in.Validate(); err != nil {
@@ -133,30 +150,51 @@ func (in PlanInput) withDefaults() PlanInput {
 	return in
 }
 
-// Validate reports ErrBadPlan for input that makes no sense. Zero optional
-// fields are invalid here; Plan defaults them before validating.
+// PlanInputError reports the PlanInput field that Validate (and so Plan)
+// refused, before any arithmetic used it. It wraps ErrBadPlan.
+type PlanInputError struct {
+	Field string // the PlanInput field, e.g. "PeakWritesPerSecond"
+	Value any    // the refused value; for Candidates, the offending width (or the empty list)
+	Want  string // the accepted range, e.g. "a rate in (0, 1e+09] rows/s"
+}
+
+// Error reads "plan PeakWritesPerSecond 1e+300: want a rate in (0, 1e+09]
+// rows/s: bucket: invalid plan input".
+func (e *PlanInputError) Error() string {
+	return fmt.Sprintf("plan %s %v: want %s: %v", e.Field, e.Value, e.Want, ErrBadPlan)
+}
+
+// Unwrap returns ErrBadPlan.
+func (e *PlanInputError) Unwrap() error { return ErrBadPlan }
+
+// Validate reports a *PlanInputError (wrapping ErrBadPlan) for the first
+// field outside its range: PeakWritesPerSecond in (0, MaxPlanRate],
+// AvgRowBytes in [1, MaxPlanRowBytes], Retention in [0, MaxTTL], positive
+// limits and ReadSize, and at least one candidate, each whole minutes in
+// [1m, MaxPlanWidth]. Zero optional fields are invalid here; Plan defaults
+// them before validating.
 func (in PlanInput) Validate() error {
-	bad := func(what string, v any) error { return fmt.Errorf("plan %s %v: %w", what, v, ErrBadPlan) }
+	bad := func(field string, v any, want string) error { return &PlanInputError{field, v, want} }
 	r := in.PeakWritesPerSecond
 	switch {
-	case math.IsNaN(r) || math.IsInf(r, 0) || r <= 0:
-		return bad("peak writes per second", r)
-	case in.AvgRowBytes <= 0:
-		return bad("average row bytes", in.AvgRowBytes)
+	case !(r > 0 && r <= MaxPlanRate): // also NaN
+		return bad("PeakWritesPerSecond", r, fmt.Sprintf("a rate in (0, %g] rows/s", float64(MaxPlanRate)))
+	case in.AvgRowBytes <= 0 || in.AvgRowBytes > MaxPlanRowBytes:
+		return bad("AvgRowBytes", in.AvgRowBytes, fmt.Sprintf("a row size in [1, %d] bytes", MaxPlanRowBytes))
 	case in.Retention < 0 || in.Retention > MaxTTL:
-		return bad("retention (0..20 years)", in.Retention)
+		return bad("Retention", in.Retention, "0 (forever) up to 20 years (630720000s, CQL's longest TTL)")
 	case in.MaxRowsPerPartition <= 0:
-		return bad("max rows per partition", in.MaxRowsPerPartition)
+		return bad("MaxRowsPerPartition", in.MaxRowsPerPartition, "a positive number of rows")
 	case in.MaxBytesPerPartition <= 0:
-		return bad("max bytes per partition", in.MaxBytesPerPartition)
+		return bad("MaxBytesPerPartition", in.MaxBytesPerPartition, "a positive number of bytes")
 	case in.ReadSize <= 0:
-		return bad("read size", in.ReadSize)
+		return bad("ReadSize", in.ReadSize, "a positive number of rows")
 	case len(in.Candidates) == 0:
-		return bad("candidates", in.Candidates)
+		return bad("Candidates", in.Candidates, "at least one width")
 	}
 	for _, w := range in.Candidates {
-		if w < time.Minute || w%time.Minute != 0 {
-			return bad("candidate width (whole minutes, TWCS's smallest unit)", w)
+		if w < time.Minute || w > MaxPlanWidth || w%time.Minute != 0 {
+			return bad("Candidates", w, "widths of whole minutes (TWCS's smallest unit) from 1m to 20 years")
 		}
 	}
 	return nil

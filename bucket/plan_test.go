@@ -2,8 +2,10 @@ package bucket
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -219,4 +221,153 @@ func TestPlanBucketsPerReadSaturates(t *testing.T) {
 	if got := candidateOf(t, res, time.Minute).BucketsPerRead; got != math.MaxInt32 {
 		t.Errorf("BucketsPerRead = %d, want saturation at %d", got, math.MaxInt32)
 	}
+}
+
+// checkFinite fails when any number of a plan is NaN, infinite or negative:
+// what the command prints as text or JSON must be a number.
+func checkFinite(t *testing.T, res PlanResult) {
+	t.Helper()
+	floats := []float64{res.RowsPerDay, res.BytesPerDay}
+	ints := []int{res.TWCSWindows, res.TWCS.Size}
+	for _, c := range res.Candidates {
+		floats = append(floats, c.RowsPerPartition, c.BytesPerPartition)
+		ints = append(ints, c.BucketsPerRead, c.BucketsInRetention)
+		if c.Width <= 0 {
+			t.Errorf("candidate width %v", c.Width)
+		}
+	}
+	for _, f := range floats {
+		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			t.Errorf("plan number %v is not finite and non-negative: %+v", f, res)
+		}
+	}
+	for _, n := range ints {
+		if n < 0 {
+			t.Errorf("plan count %d is negative: %+v", n, res)
+		}
+	}
+	if res.TTL < 0 || res.Recommended < 0 {
+		t.Errorf("TTL %v, Recommended %v", res.TTL, res.Recommended)
+	}
+}
+
+// Each PlanInput field is refused outside its documented range, before any
+// arithmetic, with a *PlanInputError naming it; at the edge of the range the
+// plan is computed and every number in it is finite.
+func TestPlanInputBounds(t *testing.T) {
+	mod := func(f func(*PlanInput)) PlanInput {
+		in := textbook()
+		f(&in)
+		return in
+	}
+	cands := func(ws ...time.Duration) func(*PlanInput) {
+		return func(in *PlanInput) { in.Candidates = ws }
+	}
+	maxMinutes := time.Duration(math.MaxInt64).Truncate(time.Minute)
+	tests := []struct {
+		name  string
+		in    PlanInput
+		field string // "" when the input is accepted
+		value string // the refused value as the error prints it
+	}{
+		{"rate 1e300", mod(func(in *PlanInput) { in.PeakWritesPerSecond = 1e300 }), "PeakWritesPerSecond", "1e+300"},
+		{"rate max float", mod(func(in *PlanInput) { in.PeakWritesPerSecond = math.MaxFloat64 }), "PeakWritesPerSecond", "1.7976931348623157e+308"},
+		{"rate just over the limit", mod(func(in *PlanInput) { in.PeakWritesPerSecond = math.Nextafter(MaxPlanRate, math.Inf(1)) }), "PeakWritesPerSecond", "1.0000000000000001e+09"},
+		{"rate at the limit", mod(func(in *PlanInput) { in.PeakWritesPerSecond = MaxPlanRate }), "", ""},
+		{"rate +Inf", mod(func(in *PlanInput) { in.PeakWritesPerSecond = math.Inf(1) }), "PeakWritesPerSecond", "+Inf"},
+		{"rate -Inf", mod(func(in *PlanInput) { in.PeakWritesPerSecond = math.Inf(-1) }), "PeakWritesPerSecond", "-Inf"},
+		{"rate NaN", mod(func(in *PlanInput) { in.PeakWritesPerSecond = math.NaN() }), "PeakWritesPerSecond", "NaN"},
+		{"rate zero", mod(func(in *PlanInput) { in.PeakWritesPerSecond = 0 }), "PeakWritesPerSecond", "0"},
+		{"rate negative zero", mod(func(in *PlanInput) { in.PeakWritesPerSecond = math.Copysign(0, -1) }), "PeakWritesPerSecond", "-0"},
+		{"rate negative", mod(func(in *PlanInput) { in.PeakWritesPerSecond = -1 }), "PeakWritesPerSecond", "-1"},
+		{"rate smallest positive", mod(func(in *PlanInput) { in.PeakWritesPerSecond = math.SmallestNonzeroFloat64 }), "", ""},
+		{"row bytes at the limit", mod(func(in *PlanInput) { in.AvgRowBytes = MaxPlanRowBytes }), "", ""},
+		{"row bytes over the limit", mod(func(in *PlanInput) { in.AvgRowBytes = MaxPlanRowBytes + 1 }), "AvgRowBytes", "2147483648"},
+		{"row bytes max int", mod(func(in *PlanInput) { in.AvgRowBytes = math.MaxInt }), "AvgRowBytes", "9223372036854775807"},
+		{"row bytes zero", mod(func(in *PlanInput) { in.AvgRowBytes = 0 }), "AvgRowBytes", "0"},
+		{"row bytes negative", mod(func(in *PlanInput) { in.AvgRowBytes = -1 }), "AvgRowBytes", "-1"},
+		{"retention at the limit", mod(func(in *PlanInput) { in.Retention = MaxTTL }), "", ""},
+		{"retention over the limit", mod(func(in *PlanInput) { in.Retention = MaxTTL + 1 }), "Retention", "175200h0m0.000000001s"},
+		{"retention max duration", mod(func(in *PlanInput) { in.Retention = math.MaxInt64 }), "Retention", "2562047h47m16.854775807s"},
+		{"retention negative", mod(func(in *PlanInput) { in.Retention = -time.Hour }), "Retention", "-1h0m0s"},
+		{"max rows max int64", mod(func(in *PlanInput) { in.MaxRowsPerPartition = math.MaxInt64 }), "", ""},
+		{"max rows negative", mod(func(in *PlanInput) { in.MaxRowsPerPartition = -1 }), "MaxRowsPerPartition", "-1"},
+		{"max rows min int64", mod(func(in *PlanInput) { in.MaxRowsPerPartition = math.MinInt64 }), "MaxRowsPerPartition", "-9223372036854775808"},
+		{"max bytes max int64", mod(func(in *PlanInput) { in.MaxBytesPerPartition = math.MaxInt64 }), "", ""},
+		{"max bytes negative", mod(func(in *PlanInput) { in.MaxBytesPerPartition = -1 }), "MaxBytesPerPartition", "-1"},
+		{"read size max int", mod(func(in *PlanInput) { in.ReadSize = math.MaxInt }), "", ""},
+		{"read size negative", mod(func(in *PlanInput) { in.ReadSize = -1 }), "ReadSize", "-1"},
+		{"candidates empty", mod(cands([]time.Duration{}...)), "Candidates", "[]"},
+		{"candidate at the limit", mod(cands(MaxPlanWidth)), "", ""},
+		{"candidate a minute over the limit", mod(cands(time.Minute, MaxPlanWidth+time.Minute)), "Candidates", "175200h1m0s"},
+		{"candidate of max whole minutes", mod(cands(maxMinutes)), "Candidates", "2562047h47m0s"},
+		{"candidate zero", mod(cands(0)), "Candidates", "0s"},
+		{"candidate under a minute", mod(cands(59 * time.Second)), "Candidates", "59s"},
+		{"candidate of fractional minutes", mod(cands(90 * time.Second)), "Candidates", "1m30s"},
+		{"candidate negative", mod(cands(-time.Hour)), "Candidates", "-1h0m0s"},
+		{"everything at its largest", PlanInput{PeakWritesPerSecond: MaxPlanRate, AvgRowBytes: MaxPlanRowBytes,
+			Retention: MaxTTL, MaxRowsPerPartition: math.MaxInt64, MaxBytesPerPartition: math.MaxInt64,
+			ReadSize: math.MaxInt, Candidates: []time.Duration{time.Minute, MaxPlanWidth}}, "", ""},
+		{"slowest key, longest read", PlanInput{PeakWritesPerSecond: math.SmallestNonzeroFloat64, AvgRowBytes: 1,
+			Retention: MaxTTL, ReadSize: math.MaxInt, Candidates: []time.Duration{time.Minute, MaxPlanWidth}}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Plan(tt.in)
+			if tt.field == "" {
+				if err != nil && !errors.Is(err, ErrNoFit) {
+					t.Fatalf("Plan error = %v, want nil or ErrNoFit", err)
+				}
+				checkFinite(t, res)
+				return
+			}
+			var pe *PlanInputError
+			if !errors.As(err, &pe) || !errors.Is(err, ErrBadPlan) {
+				t.Fatalf("Plan error = %v (result %+v), want a *PlanInputError wrapping ErrBadPlan", err, res)
+			}
+			if got, want := pe.Field, tt.field; got != want {
+				t.Errorf("Field = %q, want %q", got, want)
+			}
+			if got, want := fmt.Sprint(pe.Value), tt.value; got != want {
+				t.Errorf("Value = %s, want %s", got, want)
+			}
+			if prefix := "plan " + tt.field + " " + tt.value + ": want "; !strings.HasPrefix(err.Error(), prefix) || pe.Want == "" {
+				t.Errorf("message %q does not start with %q", err, prefix)
+			}
+			if verr := tt.in.withDefaults().Validate(); verr == nil || verr.Error() != err.Error() {
+				t.Errorf("Validate() = %v, want the error Plan gave", verr)
+			}
+		})
+	}
+}
+
+// FuzzPlan checks that any input gives a finite plan, ErrNoFit with a
+// finite table, or a *PlanInputError; never a panic, an overflow or NaN.
+func FuzzPlan(f *testing.F) {
+	f.Add(100.0, int64(200), int64(30*24*time.Hour), int64(0), int64(0), int64(0), int64(time.Hour), int64(15*time.Minute))
+	f.Add(1e300, int64(200), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0))
+	f.Add(MaxPlanRate, int64(MaxPlanRowBytes), int64(MaxTTL), int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64), int64(MaxPlanWidth), int64(time.Minute))
+	f.Add(math.SmallestNonzeroFloat64, int64(1), int64(MaxTTL), int64(1), int64(1), int64(math.MaxInt64), int64(time.Minute), int64(0))
+	f.Add(math.Inf(1), int64(-1), int64(-1), int64(-1), int64(-1), int64(-1), int64(-1), int64(-1))
+	f.Fuzz(func(t *testing.T, rate float64, rowBytes, retention, maxRows, maxBytes, readSize, w1, w2 int64) {
+		in := PlanInput{PeakWritesPerSecond: rate, AvgRowBytes: int(rowBytes), Retention: time.Duration(retention),
+			MaxRowsPerPartition: maxRows, MaxBytesPerPartition: maxBytes, ReadSize: int(readSize)}
+		for _, w := range []int64{w1, w2} {
+			if w != 0 {
+				in.Candidates = append(in.Candidates, time.Duration(w))
+			}
+		}
+		res, err := Plan(in)
+		var pe *PlanInputError
+		switch {
+		case err == nil || errors.Is(err, ErrNoFit):
+			checkFinite(t, res)
+		case errors.As(err, &pe) && errors.Is(err, ErrBadPlan):
+			if pe.Field == "" || pe.Want == "" {
+				t.Fatalf("incomplete %#v", pe)
+			}
+		default:
+			t.Fatalf("Plan(%+v) error = %v, want nil, ErrNoFit or a *PlanInputError", in, err)
+		}
+	})
 }
