@@ -62,7 +62,7 @@ func CompactionWindow(width, ttl time.Duration) TWCSWindow {
 	}
 	window := (width + time.Minute - 1) / time.Minute * time.Minute
 	if ttl > 0 && ceilDiv(ttl, window) > MaxCompactionWindows {
-		need := (ttl + TargetCompactionWindows - 1) / TargetCompactionWindows
+		need := time.Duration(ceilDiv(ttl, TargetCompactionWindows))
 		window = widen(window, need)
 	}
 	return twcsWindowOf(window)
@@ -98,5 +98,12 @@ func twcsWindowOf(w time.Duration) TWCSWindow {
 	return TWCSWindow{"MINUTES", int(w / time.Minute)}
 }
 
-// ceilDiv is a/b rounded up, for positive a and b.
-func ceilDiv(a, b time.Duration) int64 { return int64((a + b - 1) / b) }
+// ceilDiv is a/b rounded up, for positive a and b; unlike (a+b-1)/b it
+// cannot overflow.
+func ceilDiv(a, b time.Duration) int64 {
+	q := int64(a / b)
+	if a%b != 0 {
+		q++
+	}
+	return q
+}

@@ -1,6 +1,7 @@
 package bucket
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -20,6 +21,12 @@ func TestCompactionWindow(t *testing.T) {
 		{"few windows keep the width", d, 30 * d, TWCSWindow{"DAYS", 1}},
 		{"exactly the maximum", time.Hour, 50 * time.Hour, TWCSWindow{"HOURS", 1}},
 		{"one over widens", time.Hour, 51 * time.Hour, TWCSWindow{"HOURS", 2}},
+		// 50h1s spans 51 windows of an hour once rounded up (50 rounded down).
+		{"one second over widens", time.Hour, 50*time.Hour + time.Second, TWCSWindow{"HOURS", 2}},
+		{"one nanosecond over widens", time.Hour, 50*time.Hour + 1, TWCSWindow{"HOURS", 2}},
+		// Sums like ttl+window-1 would wrap around here; need is 3558.4 days.
+		{"longest duration", time.Hour, math.MaxInt64, TWCSWindow{"DAYS", 3559}},
+		{"longest duration, widest width", 1 << 62, math.MaxInt64, TWCSWindow{"MINUTES", 76861434}},
 		{"discord ten days for a year", 10 * d, 365 * d, TWCSWindow{"DAYS", 10}},
 		// 720 hourly windows become 30 daily ones.
 		{"hourly for 30 days", time.Hour, 30 * d, TWCSWindow{"DAYS", 1}},
@@ -60,7 +67,7 @@ func FuzzCompactionWindow(f *testing.F) {
 	f.Add(int64(time.Hour), int64(30*24*time.Hour))
 	f.Add(int64(7*time.Minute), int64(7*24*time.Hour))
 	f.Fuzz(func(t *testing.T, width, ttl int64) {
-		if width <= 0 || width > int64(365*24*time.Hour) || ttl < 0 || ttl > int64(MaxTTL) {
+		if width <= 0 || width > int64(365*24*time.Hour) || ttl < 0 {
 			return
 		}
 		w := CompactionWindow(time.Duration(width), time.Duration(ttl))
