@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -36,11 +38,17 @@ func (f durationFlag) Set(s string) error {
 	return nil
 }
 
+// maxDays is the most whole days a time.Duration holds (about 292 years).
+const maxDays = int64(math.MaxInt64 / day)
+
 func parseDuration(s string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.ParseInt(days, 10, 32)
+		n, err := strconv.ParseInt(days, 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("bad number of days %q", s)
+		}
+		if n > maxDays || n < -maxDays {
+			return 0, fmt.Errorf("%q is more than %d days", s, maxDays)
 		}
 		return time.Duration(n) * day, nil
 	}
@@ -107,12 +115,20 @@ func runPlan(ctx context.Context, args []string, e env) int {
 	if code, done := parse(fs, args); done {
 		return code
 	}
-	if in.PeakWritesPerSecond == 0 || in.AvgRowBytes == 0 {
+	if !isSet(fs, "rate") || !isSet(fs, "row-bytes") {
 		return fail(e, "plan", usageErr("--rate and --row-bytes are required"))
+	}
+	// Validate before Plan: Plan would take an explicit --max-rows 0 for
+	// "the default" and pass it silently.
+	if in.Candidates == nil {
+		in.Candidates = bucket.DefaultCandidates()
+	}
+	if err := in.Validate(); err != nil {
+		return fail(e, "plan", planFlagErr(fs, err))
 	}
 	res, err := bucket.Plan(in)
 	if errors.Is(err, bucket.ErrBadPlan) {
-		return fail(e, "plan", usageErr("%v", err))
+		return fail(e, "plan", planFlagErr(fs, err))
 	}
 	if err != nil && !errors.Is(err, bucket.ErrNoFit) {
 		return fail(e, "plan", err)
@@ -128,6 +144,50 @@ func runPlan(ctx context.Context, args []string, e env) int {
 		return fail(e, "plan", err)
 	}
 	return exitOK
+}
+
+// planFlag returns the flag that sets a bucket.PlanInput field, or "".
+func planFlag(field string) string {
+	switch field {
+	case "PeakWritesPerSecond":
+		return "rate"
+	case "AvgRowBytes":
+		return "row-bytes"
+	case "Retention":
+		return "retention"
+	case "MaxRowsPerPartition":
+		return "max-rows"
+	case "MaxBytesPerPartition":
+		return "max-bytes"
+	case "ReadSize":
+		return "read-size"
+	case "Candidates":
+		return "candidates"
+	}
+	return ""
+}
+
+// planFlagErr turns a *bucket.PlanInputError into a usage error naming the
+// flag and its value: "--rate 1e+300: want a rate in (0, 1e+09] rows/s".
+// A bad candidate is named by itself, not by the whole list.
+func planFlagErr(fs *flag.FlagSet, err error) error {
+	var pe *bucket.PlanInputError
+	if !errors.As(err, &pe) || planFlag(pe.Field) == "" {
+		return usageErr("%v", err)
+	}
+	name := planFlag(pe.Field)
+	value := fs.Lookup(name).Value.String()
+	if w, isWidth := pe.Value.(time.Duration); isWidth && name == "candidates" {
+		value = fmtWidth(w)
+	}
+	return usageErr("--%s %s: want %s", name, value, pe.Want)
+}
+
+// isSet reports whether the flag was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func writePlanTable(w io.Writer, res bucket.PlanResult) {
