@@ -190,51 +190,77 @@ func TestRepoSparseKeyQueries(t *testing.T) {
 		t.Fatalf("probe walk stats %+v: want <= 60 queries", p.Stats)
 	}
 
-	// An empty-bucket budget stops a walk over a key with nothing in reach.
+	// An empty-bucket budget stops a walk over a key with nothing in reach,
+	// and says so: the stop reason, and a cursor to go on from.
 	short := openChat(t, s, ks, repo.Options{Now: clock, NoPresenceIndex: true, EmptyBucketBudget: 10})
 	p, err = short.Latest(t.Context(), "messages_by_channel", repo.Key{int64(78)}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Items) != 0 || p.Stats.Buckets > 10 || p.Cursor != "" {
-		t.Fatalf("budget walk: %d items, stats %+v, cursor %q: want nothing after <= 10 buckets", len(p.Items), p.Stats, p.Cursor)
+	if len(p.Items) != 0 || p.Stats.Buckets > 10 || p.Stats.Stop != repo.StopBudget || p.Cursor == "" {
+		t.Fatalf("budget walk: %d items, stats %+v, cursor %q: want nothing after <= 10 buckets, stopped on the budget with a cursor", len(p.Items), p.Stats, p.Cursor)
+	}
+	// Going on from each stop finds every item of the sparse key: the budget
+	// bounds the work of one page, never what the read can reach.
+	var got []int64
+	for m, err := range short.All(t.Context(), repo.Query{View: "messages_by_channel", Key: repo.Key{int64(77)}, Limit: 5}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.MessageID)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("budget walk through All: got %v, want %v", got, want)
 	}
 }
 
-// TestRepoExpiredBucketsNotRead: buckets older than now minus the TTL are never
-// queried, with or without the presence index.
-func TestRepoExpiredBucketsNotRead(t *testing.T) {
+// TestRepoReadsEveryLiveRow: a row lives for its TTL from its write, not from
+// its ID's time. A reading backfilled with an ID 40 days old into a view kept
+// 30 days is alive for 30 days from its write, so reads return it, in both
+// directions, with and without the presence index; a row whose (shorter)
+// per-write TTL ran out is gone, and its bucket costs at most one query.
+func TestRepoReadsEveryLiveRow(t *testing.T) {
 	ks, s := refKeyspace(t)
 	writer, err := repo.Open[refmodel.Reading](t.Context(), s, ks, refmodel.IoTViews(), repo.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reading := refmodel.Reading{SensorID: "s-1", SiteID: "site-1", Value: 21.5, Unit: "C"}
-	reading.ReadingID = timeUUIDAt(t, time.Now().Add(-time.Hour))
-	if err := writer.Put(t.Context(), &reading); err != nil {
+	old := refmodel.Reading{SensorID: "s-1", SiteID: "site-1", Value: 21.5, Unit: "C", ReadingID: timeUUIDAt(t, time.Now().Add(-40*24*time.Hour))}
+	brief := refmodel.Reading{SensorID: "s-2", SiteID: "site-1", Value: 3, Unit: "C", ReadingID: timeUUIDAt(t, time.Now().Add(-time.Hour))}
+	if err := writer.Put(t.Context(), &old); err != nil {
 		t.Fatal(err)
 	}
-	p, err := writer.Latest(t.Context(), "readings_by_sensor", repo.Key{"s-1"}, 10)
-	if err != nil || len(p.Items) != 1 {
-		t.Fatalf("fresh read: %v items, %v", len(p.Items), err)
+	if err := writer.Put(t.Context(), &brief, repo.WithTTL(2*time.Second)); err != nil {
+		t.Fatal(err)
 	}
-	// 40 days later the reading's bucket is older than the 30-day TTL.
-	later := func() time.Time { return time.Now().Add(40 * 24 * time.Hour) }
 	for _, noIndex := range []bool{false, true} {
-		reader, err := repo.Open[refmodel.Reading](t.Context(), s, ks, refmodel.IoTViews(), repo.Options{Now: later, NoPresenceIndex: noIndex, EmptyBucketBudget: 1000})
+		reader, err := repo.Open[refmodel.Reading](t.Context(), s, ks, refmodel.IoTViews(), repo.Options{NoPresenceIndex: noIndex, EmptyBucketBudget: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := reader.Latest(t.Context(), "readings_by_sensor", repo.Key{"s-1"}, 10)
+		newest, err := reader.Latest(t.Context(), "readings_by_sensor", repo.Key{"s-1"}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("no index %v: %+v", noIndex, p.Stats)
-		// Daily buckets: from now+40d back to now+10d is 31 buckets at most, none
-		// of which holds the reading.
-		if len(p.Items) != 0 || p.Stats.Buckets > 31 {
-			t.Fatalf("no index %v: read %d items over %d buckets; want 0 items, <= 31 buckets", noIndex, len(p.Items), p.Stats.Buckets)
+		oldest, err := reader.Read(t.Context(), repo.Query{View: "readings_by_sensor", Key: repo.Key{"s-1"}, Limit: 10,
+			Direction: repo.OldestFirst, From: time.Now().Add(-60 * 24 * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
 		}
+		t.Logf("no index %v: newest-first %+v, oldest-first %+v", noIndex, newest.Stats, oldest.Stats)
+		for name, p := range map[string]repo.Page[refmodel.Reading]{"newest-first": newest, "oldest-first": oldest} {
+			if len(p.Items) != 1 || p.Items[0].ReadingID != old.ReadingID {
+				t.Fatalf("no index %v, %s: got %d items, want the backfilled reading", noIndex, name, len(p.Items))
+			}
+		}
+	}
+	time.Sleep(3 * time.Second) // the brief reading's TTL runs out
+	p, err := writer.Latest(t.Context(), "readings_by_sensor", repo.Key{"s-2"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) != 0 || p.Stats.Buckets > 2 {
+		t.Fatalf("expired: got %d items over %d buckets, want none over <= 2", len(p.Items), p.Stats.Buckets)
 	}
 }
 

@@ -55,12 +55,7 @@ func (g *flightGroup[T]) do(ctx context.Context, key string, fn func() (Page[T],
 	g.flights[key] = f
 	g.mu.Unlock()
 
-	f.page, f.err = fn()
-	g.mu.Lock()
-	delete(g.flights, key)
-	shared := f.waiters > 0
-	g.mu.Unlock()
-	close(f.done)
+	shared := g.lead(key, f, fn)
 	p := f.page
 	if shared {
 		// Followers copy f.page after done; the leader's caller gets its own
@@ -69,6 +64,29 @@ func (g *flightGroup[T]) do(ctx context.Context, key string, fn func() (Page[T],
 	}
 	return p, false, f.err
 }
+
+// lead runs fn for the flight f and always retires it, even if fn panics:
+// the followers then get ErrLeaderPanicked and the key is free for the next
+// read, and the panic goes on up the leader's stack.
+func (g *flightGroup[T]) lead(key string, f *flight[T], fn func() (Page[T], error)) (shared bool) {
+	finished := false
+	defer func() {
+		if !finished {
+			f.page, f.err = Page[T]{}, errLeaderPanicked
+		}
+		g.mu.Lock()
+		delete(g.flights, key)
+		shared = f.waiters > 0
+		g.mu.Unlock()
+		close(f.done)
+	}()
+	f.page, f.err = fn()
+	finished = true
+	return
+}
+
+// errLeaderPanicked is what followers of a read that panicked get.
+var errLeaderPanicked = errors.New("repo: coalesced read panicked in another goroutine")
 
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)

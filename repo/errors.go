@@ -26,6 +26,9 @@ var (
 	ErrValueTooLarge = errors.New("repo: value too large")
 	// ErrBadItem: the item type lacks a column a view needs.
 	ErrBadItem = errors.New("repo: bad item")
+	// ErrBadTTL: a write's TTL is negative, not whole seconds, or longer than
+	// the TTL of a view that has one (0, no expiry, counts as longer).
+	ErrBadTTL = errors.New("repo: bad ttl")
 	// ErrBadOptions: the repository options are invalid.
 	ErrBadOptions = errors.New("repo: bad options")
 	// ErrPartialWrite: some views were written and others were not; see PutError.
@@ -43,13 +46,19 @@ func (e ViewError) Error() string { return e.View + ": " + e.Err.Error() }
 // Unwrap returns the underlying error.
 func (e ViewError) Unwrap() error { return e.Err }
 
-// PutError reports a write that failed for some views. The views not listed were
-// written. Retrying the same Put (or PutMany) completes the failed ones: every
-// statement is idempotent and uses the item's deterministic primary key.
+// PutError reports a Put, PutMany or Delete that failed for some views. The
+// views not listed were written. Retrying the same call with the same
+// timestamp completes the failed ones (every statement is idempotent and uses
+// the item's deterministic primary key): pass RetryOf(err). A retry with a new
+// timestamp would win over anything written in between, so a Put retried
+// after a Delete would bring the item back.
 type PutError struct {
 	Failed []ViewError
 	// Written names the views that succeeded, sorted.
 	Written []string
+	// Timestamp is the write timestamp (microseconds since the Unix epoch)
+	// every statement of the failed call carried.
+	Timestamp int64
 }
 
 func (e *PutError) Error() string {
@@ -87,4 +96,17 @@ func (e *PutError) Unwrap() []error {
 		errs[i] = f
 	}
 	return errs
+}
+
+// RetryOf returns the WriteOption that retries the call that returned err:
+// WithTimestamp of its *PutError's timestamp, so the retry writes exactly what
+// the first attempt would have, and a Delete or an edit made in between (with
+// a later timestamp) still wins. For any other error, which means nothing was
+// written, it changes nothing and the retry takes a fresh timestamp.
+func RetryOf(err error) WriteOption {
+	var pe *PutError
+	if errors.As(err, &pe) && pe.Timestamp > 0 {
+		return WithTimestamp(pe.Timestamp)
+	}
+	return func(*writeConfig) {}
 }

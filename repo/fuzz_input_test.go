@@ -20,7 +20,7 @@ import (
 // through the same validation it runs (plan, rowsOf) and never sent.
 
 var inputSentinels = []error{ErrUnknownView, ErrBadKey, ErrBadLimit, ErrBadCursor, ErrBadID,
-	ErrBadRange, ErrValueTooLarge, ErrBadItem, ErrBadOptions}
+	ErrBadRange, ErrValueTooLarge, ErrBadItem, ErrBadOptions, ErrBadTTL}
 
 func isInputError(err error) bool {
 	for _, s := range inputSentinels {
@@ -314,12 +314,41 @@ func TestBadInputNeverReachesDatabase(t *testing.T) {
 			_, err := r.Range(ctx, "messages_by_channel", Key{int64(1)}, now, now.Add(-time.Hour), NewestFirst, 10)
 			return err
 		}, ErrBadRange},
-		{"oldest-first without a floor", read(Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 1, Direction: OldestFirst}), ErrBadRange},
+		{"oldest-first without a floor or an index", func() error {
+			r := tripwireChat(t, Options{NoPresenceIndex: true})
+			_, err := r.Read(ctx, Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 1, Direction: OldestFirst})
+			return err
+		}, ErrBadRange},
+		{"nil pointer key", latest("messages_by_channel", Key{(*int64)(nil)}, 1), ErrBadKey},
+		{"key pointer of the wrong type", latest("messages_by_channel", Key{new("x")}, 1), ErrBadKey},
+		{"TTL longer than the view's", func() error {
+			r := tripwireIoT(t, Options{})
+			return r.Put(ctx, &refmodel.Reading{SensorID: "s", SiteID: "x", ReadingID: gocql.UUIDFromTime(now)}, WithTTL(31*24*time.Hour))
+		}, ErrBadTTL},
+		{"no expiry on a view with a TTL", func() error {
+			r := tripwireIoT(t, Options{})
+			return r.Put(ctx, &refmodel.Reading{SensorID: "s", SiteID: "x", ReadingID: gocql.UUIDFromTime(now)}, WithTTL(0))
+		}, ErrBadTTL},
+		{"stamped too far ahead", func() error {
+			future := ok
+			future.MessageID = snowflakeFor(t, now.Add(2*time.Hour))
+			return r.Put(ctx, &future)
+		}, ErrBadID},
+		{"PutMany with one item stamped too far ahead", func() error {
+			future := ok
+			future.MessageID = snowflakeFor(t, now.Add(2*time.Hour))
+			return r.PutMany(ctx, []refmodel.Message{ok, future})
+		}, ErrBadID},
+		{"negative timestamp", func() error { return r.Put(ctx, &ok, WithTimestamp(-1)) }, ErrBadOptions},
+		{"Delete with no key and no ID view", func() error {
+			r := tripwireIoT(t, Options{})
+			return r.Delete(ctx, &refmodel.Reading{SensorID: "s", ReadingID: gocql.UUIDFromTime(now)})
+		}, ErrBadKey},
 		{"oversized value", func() error { return r.Put(ctx, &big) }, ErrValueTooLarge},
 		{"negative snowflake", func() error { return r.Put(ctx, &badID) }, ErrBadID},
 		{"nil item", func() error { return r.Put(ctx, nil) }, ErrBadItem},
-		{"negative TTL", func() error { return r.Put(ctx, &ok, WithTTL(-time.Second)) }, ErrBadOptions},
-		{"fractional TTL", func() error { return r.Put(ctx, &ok, WithTTL(1500*time.Millisecond)) }, ErrBadOptions},
+		{"negative TTL", func() error { return r.Put(ctx, &ok, WithTTL(-time.Second)) }, ErrBadTTL},
+		{"fractional TTL", func() error { return r.Put(ctx, &ok, WithTTL(1500*time.Millisecond)) }, ErrBadTTL},
 		// One bad item among good ones: nothing at all is sent (no half write).
 		{"PutMany with one bad item", func() error { return r.PutMany(ctx, []refmodel.Message{ok, ok, big}) }, ErrValueTooLarge},
 		{"Delete with a bad ID", func() error { return r.Delete(ctx, &badID) }, ErrBadID},

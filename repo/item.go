@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,6 +82,27 @@ func idToCQL(cqlType string, id bucket.ID) any {
 
 // Key is the value of a view's key columns, in the order the view declares them.
 type Key []any
+
+// deref returns k with every pointer replaced by the value it points to (a
+// nil pointer by nil), so a key names its partition by value, never by
+// address. k itself is returned when it holds no pointer.
+func (k Key) deref() Key {
+	var out Key
+	for i, v := range k {
+		rv := reflect.ValueOf(v)
+		if rv.Kind() != reflect.Pointer {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(k)
+		}
+		out[i] = derefValue(rv)
+	}
+	if out == nil {
+		return k
+	}
+	return out
+}
 
 // validate checks that k fits a view with n key columns and has no empty value.
 func (k Key) validate(n int) error {

@@ -55,6 +55,15 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Logger receives rare events (never errors that are also returned). Optional.
 	Logger *slog.Logger
+	// MaxFutureSkew is how far ahead of the writer's clock an item's ID may be
+	// stamped (device clocks, clock skew). A write stamped further ahead is
+	// refused with ErrBadID; newest-first reads start that far ahead of the
+	// reader's clock, so every accepted item is visible in both directions.
+	// Default 1 hour.
+	MaxFutureSkew time.Duration
+	// WrapExecutor, when set, wraps the Executor every statement goes through
+	// (fault injection, auditing). It is called once, by New.
+	WrapExecutor func(Executor) Executor
 	// Now is the clock; default time.Now. Tests inject one.
 	Now func() time.Time
 }
@@ -87,6 +96,9 @@ func (o Options) withDefaults() Options {
 	if o.WriteConcurrency == 0 {
 		o.WriteConcurrency = 16
 	}
+	if o.MaxFutureSkew == 0 {
+		o.MaxFutureSkew = time.Hour
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -112,6 +124,8 @@ func (o Options) Validate() error {
 		return bad("negative size or count")
 	case o.MaxLookback < 0:
 		return bad("negative MaxLookback %v", o.MaxLookback)
+	case o.MaxFutureSkew < 0:
+		return bad("negative MaxFutureSkew %v", o.MaxFutureSkew)
 	case len(o.CursorSecret) > 0 && len(o.CursorSecret) < 16:
 		return bad("CursorSecret shorter than 16 bytes")
 	}

@@ -19,16 +19,20 @@ type writeConfig struct {
 	hasTTL      bool
 	timestamp   int64
 	consistency gocql.Consistency
-	now         int64 // Unix seconds, for presence-entry lifetimes
+	now         int64     // Unix seconds, for presence-entry lifetimes
+	clock       time.Time // the repository clock when the write began
 }
 
-// WithTTL sets the TTL of this write (whole seconds; 0 means no TTL at all).
+// WithTTL sets the TTL of this write: whole seconds, 0 meaning no expiry. It may
+// not exceed the TTL of any view that has one (ErrBadTTL): a row may live
+// shorter than its view promises, never longer.
 func WithTTL(d time.Duration) WriteOption {
 	return func(c *writeConfig) { c.ttl, c.hasTTL = d, true }
 }
 
 // WithTimestamp sets the write timestamp in microseconds since the Unix epoch,
-// for example to retry a Put with exactly the timestamp of its first attempt.
+// for example to retry a Put with exactly the timestamp of its first attempt
+// (see RetryOf).
 func WithTimestamp(micros int64) WriteOption {
 	return func(c *writeConfig) { c.timestamp = micros }
 }
@@ -43,16 +47,38 @@ func (r *Repo[T]) writeConfig(opts []WriteOption) (writeConfig, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.hasTTL && (c.ttl < 0 || c.ttl%time.Second != 0) {
-		return c, fmt.Errorf("%w: TTL %v must be whole, non-negative seconds", ErrBadOptions, c.ttl)
+	if c.hasTTL {
+		if err := r.checkWriteTTL(c.ttl); err != nil {
+			return c, err
+		}
+	}
+	if c.timestamp < 0 {
+		return c, fmt.Errorf("%w: negative write timestamp %d", ErrBadOptions, c.timestamp)
 	}
 	now := r.opts.Now()
 	c.now = now.Unix()
+	c.clock = now
 	if c.timestamp == 0 {
 		c.timestamp = now.UnixMicro()
 	}
 	c.consistency = r.consistency(c.consistency)
 	return c, nil
+}
+
+// checkWriteTTL applies the TTL rule: whole, non-negative seconds, and never
+// longer than the TTL of a view that has one (0, no expiry, counts as longer).
+// A longer-lived row would keep TWCS from dropping its SSTable when the rest
+// of it expires, and would outlive what the view's schema promises.
+func (r *Repo[T]) checkWriteTTL(ttl time.Duration) error {
+	if ttl < 0 || ttl%time.Second != 0 {
+		return fmt.Errorf("%w: %v is not whole, non-negative seconds", ErrBadTTL, ttl)
+	}
+	for _, v := range r.order {
+		if max := v.spec.TTL; max > 0 && (ttl == 0 || ttl > max) {
+			return fmt.Errorf("%w: %v is longer than view %s's TTL %v (0 means no expiry)", ErrBadTTL, ttl, v.spec.Name, max)
+		}
+	}
+	return nil
 }
 
 // ttlOf is the TTL in seconds of a row of v under c, and of its presence entry,
@@ -87,6 +113,9 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 		return err
 	}
 	rows, err := r.rowsOf(item)
+	if err == nil {
+		err = r.checkFuture(rows, cfg.clock)
+	}
 	if err != nil {
 		return fmt.Errorf("repo: put: %w", err)
 	}
@@ -102,7 +131,26 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
 	errs[last] = r.writeRow(ctx, rows[last], cfg)
 	wg.Wait()
-	return r.fanoutResult(rows, errs)
+	return r.fanoutResult(rows, errs, cfg.timestamp)
+}
+
+// checkFuture refuses rows stamped further ahead of the writer's clock than
+// Options.MaxFutureSkew: newest-first reads start that far ahead, so a row
+// beyond it could be found oldest-first and not newest-first.
+func (r *Repo[T]) checkFuture(rows []row, now time.Time) error {
+	limit := now.Add(r.opts.MaxFutureSkew)
+	for _, rw := range rows {
+		at, err := rw.v.spec.Kind.Time(rw.id)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrBadID, err)
+		}
+		if at.After(limit) {
+			return fmt.Errorf("%w: stamped %v, %v ahead of the clock, over MaxFutureSkew %v",
+				ErrBadID, at.UTC().Format(time.RFC3339Nano), at.Sub(now).Round(time.Millisecond), r.opts.MaxFutureSkew)
+		}
+		return nil // every view stores the same ID
+	}
+	return nil
 }
 
 // writeRow writes one row and, the first time this process sees its (key,
@@ -115,10 +163,10 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	var wg sync.WaitGroup
 	if needPresence {
 		wg.Go(func() {
-			perr = r.exec(ctx, rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert.cql, cfg.consistency, rw.presenceArgs(pttl, cfg.timestamp))
+			perr = r.exec(ctx, rw.presenceWrite(cfg.consistency, pttl, cfg.timestamp))
 		})
 	}
-	err := r.exec(ctx, rw.v.spec.Name, "insert", rw.v.stmts.insert.cql, cfg.consistency, rw.insertArgs(ttl, cfg.timestamp))
+	err := r.exec(ctx, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 	wg.Wait()
 	if err == nil && perr != nil {
 		err = fmt.Errorf("presence index: %w", perr)
@@ -146,24 +194,12 @@ func (r *Repo[T]) needsPresence(rw row, cfg writeConfig) bool {
 	return !r.presence.covers(rw.v.spec.Name, rw.partKey, need)
 }
 
-// exec runs one idempotent statement, instrumented.
-func (r *Repo[T]) exec(ctx context.Context, table, op, cql string, cl gocql.Consistency, args []any) error {
-	q := r.session.Query(cql, args...).WithContext(ctx).Consistency(cl).Idempotent(true)
-	if m := r.opts.Metrics; m != nil {
-		q = q.Observer(m.Statement(table, op, cl))
-	}
-	if err := q.Exec(); err != nil {
-		return fmt.Errorf("%s %s: %w", op, table, err)
-	}
-	return nil
-}
-
 // fanoutResult turns per-row errors into nil or a *PutError.
-func (r *Repo[T]) fanoutResult(rows []row, errs []error) error {
+func (r *Repo[T]) fanoutResult(rows []row, errs []error, ts int64) error {
 	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
 		return nil
 	}
-	pe := &PutError{}
+	pe := &PutError{Timestamp: ts}
 	for i, err := range errs {
 		name := rows[i].v.spec.Name
 		if err != nil {
@@ -185,58 +221,26 @@ func (r *Repo[T]) fanoutResult(rows []row, errs []error) error {
 
 // putAtomic writes every view and presence entry in one logged batch.
 func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) error {
-	b := r.session.NewBatch(gocql.LoggedBatch).WithContext(ctx)
-	b.Cons = cfg.consistency
+	b := Statement{Table: "logged_batch", Op: "batch", Consistency: cfg.consistency, Batch: gocql.LoggedBatch}
 	var presence []row
 	for _, rw := range rows {
 		ttl, pttl := cfg.ttlOf(rw.v)
-		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: rw.v.stmts.insert.cql, Args: rw.insertArgs(ttl, cfg.timestamp), Idempotent: true})
+		b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 		if r.needsPresence(rw, cfg) {
-			b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: rw.v.stmts.presenceInsert.cql, Args: rw.presenceArgs(pttl, cfg.timestamp), Idempotent: true})
+			b.Entries = append(b.Entries, rw.presenceWrite(cfg.consistency, pttl, cfg.timestamp))
 			presence = append(presence, rw)
 		}
 	}
-	if m := r.opts.Metrics; m != nil {
-		b = b.Observer(m.Statement("logged_batch", "batch", cfg.consistency))
-	}
-	if err := r.session.ExecuteBatch(b); err != nil {
+	if err := r.exec(ctx, b); err != nil {
 		errs := make([]error, len(rows))
 		for i := range errs {
-			errs[i] = fmt.Errorf("logged batch: %w", err)
+			errs[i] = err
 		}
-		return r.fanoutResult(rows, errs)
+		return r.fanoutResult(rows, errs, cfg.timestamp)
 	}
 	for _, rw := range presence {
 		_, expiry := cfg.presenceLife(rw.v)
 		r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
 	}
 	return nil
-}
-
-// Delete removes item from every view. Each delete writes a tombstone that later
-// reads of that partition step over until gc_grace_seconds pass and compaction
-// purges it, so deletes are counted (tombstones written) in the metrics. The
-// presence index is left alone: an emptied bucket costs one query, not a wrong
-// answer.
-func (r *Repo[T]) Delete(ctx context.Context, item *T, opts ...WriteOption) error {
-	cfg, err := r.writeConfig(opts)
-	if err != nil {
-		return err
-	}
-	rows, err := r.rowsOf(item)
-	if err != nil {
-		return fmt.Errorf("repo: delete: %w", err)
-	}
-	errs := make([]error, len(rows))
-	var wg sync.WaitGroup
-	for i, rw := range rows {
-		wg.Go(func() {
-			errs[i] = r.exec(ctx, rw.v.spec.Name, "delete", rw.v.stmts.delete.cql, cfg.consistency, rw.deleteArgs(cfg.timestamp))
-			if errs[i] == nil && r.opts.Metrics != nil {
-				r.opts.Metrics.TombstonesWritten(rw.v.spec.Name, 1)
-			}
-		})
-	}
-	wg.Wait()
-	return r.fanoutResult(rows, errs)
 }

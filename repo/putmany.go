@@ -27,6 +27,9 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 		if err != nil {
 			return fmt.Errorf("repo: put many: item %d: %w", i, err)
 		}
+		if err := r.checkFuture(rs, cfg.clock); err != nil {
+			return fmt.Errorf("repo: put many: item %d: %w", i, err)
+		}
 		rows = append(rows, rs...)
 	}
 	jobs := r.planBatches(rows)
@@ -52,7 +55,7 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 		})
 	}
 	wg.Wait()
-	return r.manyResult(jobs, errs)
+	return r.manyResult(jobs, errs, cfg.timestamp)
 }
 
 // planBatches groups rows by view and partition, then cuts each group into
@@ -89,7 +92,7 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	first := rows[0]
 	ttl, pttl := cfg.ttlOf(first.v)
 	if r.needsPresence(first, cfg) {
-		if err := r.exec(ctx, first.v.spec.PresenceTable(), "insert", first.v.stmts.presenceInsert.cql, cfg.consistency, first.presenceArgs(pttl, cfg.timestamp)); err != nil {
+		if err := r.exec(ctx, first.presenceWrite(cfg.consistency, pttl, cfg.timestamp)); err != nil {
 			return fmt.Errorf("presence index: %w", err)
 		}
 		_, expiry := cfg.presenceLife(first.v)
@@ -97,19 +100,13 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	}
 	var err error
 	if len(rows) == 1 {
-		err = r.exec(ctx, first.v.spec.Name, "insert", first.v.stmts.insert.cql, cfg.consistency, first.insertArgs(ttl, cfg.timestamp))
+		err = r.exec(ctx, first.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 	} else {
-		b := r.session.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
-		b.Cons = cfg.consistency
+		b := Statement{Table: first.v.spec.Name, Op: "batch", Consistency: cfg.consistency, Batch: gocql.UnloggedBatch}
 		for _, rw := range rows {
-			b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: rw.v.stmts.insert.cql, Args: rw.insertArgs(ttl, cfg.timestamp), Idempotent: true})
+			b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 		}
-		if m := r.opts.Metrics; m != nil {
-			b = b.Observer(m.Statement(first.v.spec.Name, "batch", cfg.consistency))
-		}
-		if err = r.session.ExecuteBatch(b); err != nil {
-			err = fmt.Errorf("batch %s: %w", first.v.spec.Name, err)
-		}
+		err = r.exec(ctx, b)
 	}
 	if err != nil {
 		return err
@@ -124,7 +121,7 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	return nil
 }
 
-func (r *Repo[T]) manyResult(jobs [][]row, errs []error) error {
+func (r *Repo[T]) manyResult(jobs [][]row, errs []error, ts int64) error {
 	failed := map[string]error{}
 	written := map[string]bool{}
 	for i, err := range errs {
@@ -140,7 +137,7 @@ func (r *Repo[T]) manyResult(jobs [][]row, errs []error) error {
 	if len(failed) == 0 {
 		return nil
 	}
-	pe := &PutError{}
+	pe := &PutError{Timestamp: ts}
 	for name, err := range failed {
 		pe.Failed = append(pe.Failed, ViewError{View: name, Err: err})
 		delete(written, name)

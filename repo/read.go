@@ -43,20 +43,54 @@ type Query struct {
 	Consistency gocql.Consistency
 }
 
+// StopReason says why a page ended.
+type StopReason uint8
+
+const (
+	// StopEnd: the read went through its whole range; nothing more to read.
+	StopEnd StopReason = iota
+	// StopFull: the page is full; its Cursor continues after the last item.
+	StopFull
+	// StopBudget: a walk without the presence index met EmptyBucketBudget
+	// consecutive empty buckets. Older (or newer) data may exist: the Cursor
+	// continues after the last bucket visited.
+	StopBudget
+	// StopLookback: a newest-first walk reached Options.MaxLookback. The
+	// Cursor continues below it, with a new lookback counted from there.
+	StopLookback
+)
+
+func (s StopReason) String() string {
+	switch s {
+	case StopEnd:
+		return "end"
+	case StopFull:
+		return "full"
+	case StopBudget:
+		return "empty-bucket budget"
+	case StopLookback:
+		return "max lookback"
+	}
+	return "StopReason(" + strconv.Itoa(int(s)) + ")"
+}
+
 // ReadStats describes the work one page took.
 type ReadStats struct {
-	Buckets      int  // view partitions queried
-	EmptyBuckets int  // of those, how many held nothing in range
-	Queries      int  // statements sent, including presence-index reads
-	Rows         int  // rows returned
-	Coalesced    bool // served by another identical read in flight
+	Buckets      int        // view partitions queried
+	EmptyBuckets int        // of those, how many held nothing in range
+	Queries      int        // statements sent, including presence-index reads
+	Rows         int        // rows returned
+	Coalesced    bool       // served by another identical read in flight
+	Stop         StopReason // why the page ended
 }
 
 // Page is one page of a read.
 type Page[T any] struct {
 	Items []T
-	// Cursor continues the read after the last item; "" when the walk reached its
-	// floor (or ceiling) and there is nothing more to read.
+	// Cursor continues the read: after the last item when the page is full,
+	// after the last bucket visited when the walk stopped early (Stats.Stop
+	// is StopBudget or StopLookback). It is "" only when there is nothing
+	// more to read (Stats.Stop is StopEnd).
 	Cursor string
 	Stats  ReadStats
 }
@@ -128,12 +162,14 @@ func (w *walk[T]) flightKey() string {
 	return string(b)
 }
 
-// validateQuery checks everything about q that needs no database.
-func (r *Repo[T]) validateQuery(q Query) (*view, error) {
+// validateQuery checks everything about q that needs no database, and
+// replaces pointers in its key by the values they point to.
+func (r *Repo[T]) validateQuery(q *Query) (*view, error) {
 	v, err := r.view(q.View)
 	if err != nil {
 		return nil, err
 	}
+	q.Key = q.Key.deref()
 	if err := q.Key.validate(len(v.spec.Key)); err != nil {
 		return nil, err
 	}
@@ -148,6 +184,9 @@ func (r *Repo[T]) validateQuery(q Query) (*view, error) {
 	}
 	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
 		return nil, fmt.Errorf("%w: from %v is not before to %v", ErrBadRange, q.From, q.To)
+	}
+	if r.opts.NoPresenceIndex && v.spec.Bucketed() && q.Direction == OldestFirst && q.From.IsZero() && q.Cursor == "" && r.opts.MaxLookback == 0 {
+		return nil, fmt.Errorf("%w: without the presence index an oldest-first read needs From, a cursor or MaxLookback to start from", ErrBadRange)
 	}
 	return v, nil
 }

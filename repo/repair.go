@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gocql/gocql"
-
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -86,7 +84,7 @@ func (r RepairReport) String() string {
 // then rewritten with the repository clock, as a new Put would be.
 func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to time.Time) (RepairReport, error) {
 	q := Query{View: base, Key: key, Limit: min(r.opts.MaxLimit, repairPage), From: from, To: to}
-	bv, err := r.validateQuery(q)
+	bv, err := r.validateQuery(&q)
 	if err != nil {
 		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
 	}
@@ -235,7 +233,7 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 		if ttl > 0 {
 			pttl = ttl + int(rw.v.spec.Scheme.Width().Seconds())
 		}
-		if err := run.r.exec(ctx, rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert.cql, cl, rw.presenceArgs(pttl, base.ts)); err != nil {
+		if err := run.r.exec(ctx, rw.presenceWrite(cl, pttl, base.ts)); err != nil {
 			run.releasePresence(rw)
 			return fmt.Errorf("presence index: %w", err)
 		}
@@ -245,7 +243,7 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 		}
 		run.r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
 	}
-	return run.r.exec(ctx, rw.v.spec.Name, "insert", rw.v.stmts.insert.cql, cl, rw.insertArgs(ttl, base.ts))
+	return run.r.exec(ctx, rw.insertWrite(cl, ttl, base.ts))
 }
 
 func (run *repairRun[T]) claimPresence(rw row) bool {
@@ -323,10 +321,7 @@ func (run *repairRun[T]) stamp(ctx context.Context, rw row) (rowStamp, bool, err
 	sq := run.probe[rw.v.spec.Name]
 	args := rw.deleteArgs(0)[1:] // the full primary key, in WHERE order
 	cl := run.r.opts.Consistency
-	q := run.r.session.Query(sq.cql, args...).WithContext(ctx).Consistency(cl).Idempotent(true)
-	if m := run.r.opts.Metrics; m != nil {
-		q = q.Observer(m.Statement(rw.v.spec.Name, "select", cl))
-	}
+	it := run.r.executor.Query(ctx, Statement{Table: rw.v.spec.Name, Op: "select", CQL: sq.cql, Args: args, Consistency: cl})
 	wts := make([]*int64, sq.values)
 	ttls := make([]*int, sq.values)
 	dest := make([]any, 0, 1+2*sq.values)
@@ -334,12 +329,12 @@ func (run *repairRun[T]) stamp(ctx context.Context, rw row) (rowStamp, bool, err
 	for i := range sq.values {
 		dest = append(dest, &wts[i], &ttls[i])
 	}
-	err := q.Scan(dest...)
-	switch {
-	case errors.Is(err, gocql.ErrNotFound):
-		return rowStamp{}, false, nil
-	case err != nil:
+	found := it.Scan(dest...)
+	if err := it.Close(); err != nil {
 		return rowStamp{}, false, fmt.Errorf("select write time %s: %w", rw.v.spec.Name, err)
+	}
+	if !found {
+		return rowStamp{}, false, nil
 	}
 	var st rowStamp
 	for i, wt := range wts {

@@ -117,3 +117,12 @@ func TestRepairReport(t *testing.T) {
 		t.Fatal("empty report misprints")
 	}
 }
+
+func tripwireIoT(t testing.TB, opts Options) *Repo[refmodel.Reading] {
+	t.Helper()
+	r, err := New[refmodel.Reading](tripwireSession(), "ks", refmodel.IoTViews(), opts)
+	if err != nil {
+		t.Fatalf("new IoT repo: %v", err)
+	}
+	return r
+}

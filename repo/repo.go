@@ -19,6 +19,7 @@ import (
 // concurrent use.
 type Repo[T any] struct {
 	session  *gocql.Session
+	executor Executor
 	keyspace string
 	opts     Options
 	mapper   *reflectx.Mapper
@@ -83,12 +84,18 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 	opts = opts.withDefaults()
 	r := &Repo[T]{
 		session:  session,
+		executor: &gocqlExecutor{session: session, metrics: opts.Metrics, mapper: newMapper()},
 		keyspace: keyspace,
 		opts:     opts,
 		mapper:   newMapper(),
 		views:    make(map[string]*view, len(views)),
 		presence: newPresenceCache(opts.PresenceCacheSize),
 		flights:  newFlightGroup[T](),
+	}
+	if opts.WrapExecutor != nil {
+		if r.executor = opts.WrapExecutor(r.executor); r.executor == nil {
+			return nil, fmt.Errorf("%w: WrapExecutor returned nil", ErrBadOptions)
+		}
 	}
 	if err := r.checkReservedFields(t); err != nil {
 		return nil, err
@@ -105,6 +112,11 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 		r.order = append(r.order, v)
 	}
 	sort.Slice(r.order, func(i, j int) bool { return r.order[i].spec.Name < r.order[j].spec.Name })
+	if opts.TTL != 0 {
+		if err := r.checkWriteTTL(opts.TTL); err != nil {
+			return nil, fmt.Errorf("%w: Options.TTL: %w", ErrBadOptions, err)
+		}
+	}
 	if findings := schema.Lint(viewSpecs(r.order)); len(findings) > 0 {
 		msgs := make([]string, len(findings))
 		for i, f := range findings {

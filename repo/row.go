@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/gocql/gocql"
 	"github.com/scylladb/go-reflectx"
 
 	"github.com/tsbucket/tsbucket/bucket"
@@ -54,7 +55,9 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
 	}
 	rw.key = make(Key, len(v.keyPaths))
 	for i, p := range v.keyPaths {
-		rw.key[i] = reflectx.FieldByIndexesReadOnly(iv, p).Interface()
+		// A pointer field is stored by the value it points to: the pointer
+		// itself would name the partition by its address.
+		rw.key[i] = derefValue(reflectx.FieldByIndexesReadOnly(iv, p))
 	}
 	if err := rw.key.validate(len(v.keyPaths)); err != nil {
 		return rw, err
@@ -131,4 +134,26 @@ func (rw row) presenceArgs(ttl int, ts int64) []any {
 		}
 	}
 	return args
+}
+
+// insertWrite is the Statement writing this row.
+func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
+	return write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
+}
+
+// presenceWrite is the Statement writing this row's presence-index entry.
+func (rw row) presenceWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
+	return write(rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert, cl, rw.presenceArgs(ttl, ts))
+}
+
+// derefValue returns the value v holds, following pointers; a nil pointer is
+// returned as nil (an unset key value).
+func derefValue(v reflect.Value) any {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	return v.Interface()
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/gocql/gocql"
 	"github.com/scylladb/go-reflectx"
-	"github.com/scylladb/gocqlx/v2"
 
 	"github.com/tsbucket/tsbucket/bucket"
 )
@@ -21,6 +19,7 @@ type walk[T any] struct {
 	q       Query
 	cl      gocql.Consistency
 	binding [8]byte
+	now     time.Time
 
 	// ID bounds applied inside every bucket queried.
 	lo    lowerBound
@@ -28,23 +27,31 @@ type walk[T any] struct {
 	hi    upperBound
 	hiVal any
 
-	// Bucket bounds in walk order, first toward last, both inclusive. The index
-	// bounds may be open (math.MinInt64/MaxInt64); the probe bounds never are.
-	idxFirst, idxLast     bucket.Bucket
-	probeFirst, probeLast bucket.Bucket
-	probeFloored          bool // probeLast is a real floor, not just the scheme's end
+	// Bucket bounds, both inclusive. floor and ceiling are the oldest and
+	// newest buckets the read may touch; floored and ceilinged say whether
+	// they come from the query (range, cursor, lookback) or are the scheme's
+	// own ends. lookbackFloor says that MaxLookback set the floor.
+	floor, ceiling     bucket.Bucket
+	floored, ceilinged bool
+	lookbackFloor      bool
+	top                bucket.Bucket // newest bucket a walk without the index starts from
+	present            bucket.Bucket // the bucket of now: empty buckets above it are not counted against the budget
 
 	items []T
 	stats ReadStats
+	// visited is the last bucket the walk finished, in walk order; a walk
+	// that stops early continues after it.
+	visited    bucket.Bucket
+	hasVisited bool
 }
 
 // plan validates q and works out where the walk starts and stops.
 func (r *Repo[T]) plan(q Query) (*walk[T], error) {
-	v, err := r.validateQuery(q)
+	v, err := r.validateQuery(&q)
 	if err != nil {
 		return nil, err
 	}
-	w := &walk[T]{r: r, v: v, q: q, cl: r.consistency(q.Consistency)}
+	w := &walk[T]{r: r, v: v, q: q, cl: r.consistency(q.Consistency), now: r.opts.Now()}
 	w.binding = readBinding(q.View, q.Key, q.Direction, unixNano(q.From), unixNano(q.To))
 	var cur *cursor
 	if q.Cursor != "" {
@@ -60,11 +67,12 @@ func (r *Repo[T]) plan(q Query) (*walk[T], error) {
 		}
 		cur = &c
 	}
-	if err := w.setIDBounds(cur); err != nil {
+	from, to := ceilTo(q.From, v.spec.Kind.Precision()), ceilTo(q.To, v.spec.Kind.Precision())
+	if err := w.setIDBounds(cur, from, to); err != nil {
 		return nil, err
 	}
 	if v.spec.Bucketed() {
-		if err := w.setBucketBounds(cur, r.opts.Now()); err != nil {
+		if err := w.setBucketBounds(cur, from, to); err != nil {
 			return nil, err
 		}
 	}
@@ -78,12 +86,26 @@ func unixNano(t time.Time) int64 {
 	return t.UnixNano()
 }
 
+// ceilTo rounds t up to a multiple of the ID kind's precision p. An ID's time
+// is such a multiple, so "time >= t" and "time < t" hold for exactly the IDs
+// they hold for at the rounded instant: a range edge finer than the IDs can
+// tell neither drops nor admits an item at the edge.
+func ceilTo(t time.Time, p time.Duration) time.Time {
+	if t.IsZero() || p <= 0 {
+		return t
+	}
+	if tr := t.Truncate(p); tr.Before(t) {
+		return tr.Add(p)
+	}
+	return t
+}
+
 // setIDBounds derives the clustering bounds: the cursor, else the range edges.
-func (w *walk[T]) setIDBounds(cur *cursor) error {
+func (w *walk[T]) setIDBounds(cur *cursor, from, to time.Time) error {
 	k, typ := w.v.spec.Kind, w.v.spec.ID.Type
 	newest := w.q.Direction == NewestFirst
-	if !w.q.From.IsZero() && (newest || cur == nil) {
-		id, err := k.MinID(w.q.From)
+	if !from.IsZero() && (newest || cur == nil) {
+		id, err := k.MinID(from)
 		switch {
 		case errors.Is(err, bucket.ErrBeforeEpoch):
 			// Nothing can be older than the epoch: the side is open.
@@ -93,11 +115,13 @@ func (w *walk[T]) setIDBounds(cur *cursor) error {
 			w.lo, w.loVal = lowerGE, idToCQL(typ, id)
 		}
 	}
-	if !w.q.To.IsZero() && (!newest || cur == nil) {
-		id, err := k.MinID(w.q.To)
+	if !to.IsZero() && (!newest || cur == nil) {
+		id, err := k.MinID(to)
 		switch {
 		case errors.Is(err, bucket.ErrOutOfRange):
 			// Nothing can be newer than the kind can encode: the side is open.
+		case errors.Is(err, bucket.ErrBeforeEpoch):
+			return fmt.Errorf("%w: to %v is before the ID epoch: the range is empty", ErrBadRange, to)
 		case err != nil:
 			return fmt.Errorf("%w: to: %w", ErrBadRange, err)
 		default:
@@ -114,73 +138,76 @@ func (w *walk[T]) setIDBounds(cur *cursor) error {
 	return nil
 }
 
-// setBucketBounds works out the buckets to walk. Newest-first walks from the
-// newest bucket of interest down to a floor: the range's start, now minus the
-// TTL (older buckets have expired), or MaxLookback. Oldest-first walks the other
-// way, from the floor up to the range's end or now.
-func (w *walk[T]) setBucketBounds(cur *cursor, now time.Time) error {
-	s := w.v.spec.Scheme
+// setBucketBounds works out the buckets the read may touch. There is no floor
+// at now minus the TTL: a row lives for its TTL from its write, not from its
+// ID's time, so a backfilled item can be alive in a bucket older than that.
+// Walks with the presence index list only buckets whose entries are alive
+// (an entry outlives its rows); walks without it go down to their floor or
+// their empty-bucket budget.
+func (w *walk[T]) setBucketBounds(cur *cursor, from, to time.Time) error {
+	s, k := w.v.spec.Scheme, w.v.spec.Kind
 	at := func(t time.Time) bucket.Bucket { return clampedBucket(s, t) }
-	first, last := s.Range()
-
-	floor, floored := first, false
+	w.floor, w.ceiling = s.Range()
 	raise := func(b bucket.Bucket) {
-		if b > floor || !floored {
-			floor, floored = max(b, floor), true
+		if !w.floored || b > w.floor {
+			w.floor = b
 		}
+		w.floored = true
 	}
-	if !w.q.From.IsZero() {
-		raise(at(w.q.From))
+	lower := func(b bucket.Bucket) {
+		if !w.ceilinged || b < w.ceiling {
+			w.ceiling = b
+		}
+		w.ceilinged = true
 	}
-	if ttl := w.v.ttl; ttl > 0 {
-		raise(at(now.Add(-time.Duration(ttl) * time.Second)))
+	if !from.IsZero() {
+		raise(at(from))
 	}
-	ref := now
-	if !w.q.To.IsZero() {
-		ref = w.q.To
+	if !to.IsZero() {
+		lower(at(to.Add(-time.Nanosecond)))
 	}
-	if lb := w.r.opts.MaxLookback; lb > 0 {
-		raise(at(ref.Add(-lb)))
-	}
-	ceiling, ceilinged := last, false
-	if !w.q.To.IsZero() {
-		ceiling, ceilinged = at(w.q.To.Add(-time.Nanosecond)), true
-	}
+	var curAt time.Time
 	if cur != nil {
-		b, err := s.OfID(w.v.spec.Kind, cur.last)
+		b, err := s.OfID(k, cur.last)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrBadCursor, err)
 		}
+		curAt, _ = k.Time(cur.last)
 		if w.q.Direction == NewestFirst {
-			ceiling, ceilinged = min(ceiling, b), true
+			// A cursor at the first ID of its bucket (a walk that stopped at a
+			// bucket boundary) continues in the bucket below.
+			if id, err := k.MinID(s.Start(b)); err == nil && id == cur.last {
+				b--
+			}
+			lower(b)
 		} else {
-			floor, floored = max(floor, b), true
+			if id, err := k.MaxID(s.End(b).Add(-k.Precision())); err == nil && id == cur.last {
+				b++
+			}
+			raise(b)
 		}
 	}
-	// Without the index a walk needs a concrete end: now's bucket stands in for
-	// an open ceiling; an open floor is left to the empty-bucket budget.
-	probeCeiling := ceiling
-	if !ceilinged {
-		probeCeiling = at(now)
+	if lb := w.r.opts.MaxLookback; lb > 0 {
+		// Lookback counts back from where this page starts: the cursor, the
+		// range's end, or now.
+		ref := w.now
+		switch {
+		case cur != nil && w.q.Direction == NewestFirst:
+			ref = curAt
+		case !to.IsZero():
+			ref = to
+		}
+		if b := at(ref.Add(-lb)); !w.floored || b > w.floor {
+			raise(b)
+			w.lookbackFloor = w.q.Direction == NewestFirst
+		}
 	}
-	if w.q.Direction == NewestFirst {
-		w.idxFirst, w.idxLast = openIf(!ceilinged, ceiling, math.MaxInt64), openIf(!floored, floor, math.MinInt64)
-		w.probeFirst, w.probeLast, w.probeFloored = probeCeiling, floor, floored
-		return nil
+	w.present = at(w.now)
+	w.top = w.ceiling
+	if !w.ceilinged {
+		w.top = at(w.now.Add(w.r.opts.MaxFutureSkew))
 	}
-	if !floored {
-		return fmt.Errorf("%w: an oldest-first read needs From, a cursor, a TTL or MaxLookback", ErrBadRange)
-	}
-	w.idxFirst, w.idxLast = floor, openIf(!ceilinged, ceiling, math.MaxInt64)
-	w.probeFirst, w.probeLast, w.probeFloored = floor, probeCeiling, true
 	return nil
-}
-
-func openIf(open bool, b, inf bucket.Bucket) bucket.Bucket {
-	if open {
-		return inf
-	}
-	return b
 }
 
 // clampedBucket is the bucket of t, clamped to the scheme's range.
@@ -198,23 +225,33 @@ func clampedBucket(s bucket.Scheme, t time.Time) bucket.Bucket {
 
 // run executes the walk.
 func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
+	var stop StopReason
 	var err error
 	switch {
 	case !w.v.spec.Bucketed():
 		_, err = w.queryBucket(ctx, 0)
 	case w.r.opts.NoPresenceIndex:
-		err = w.probeWalk(ctx)
+		stop, err = w.probeWalk(ctx)
 	default:
-		err = w.indexWalk(ctx)
+		stop, err = w.indexWalk(ctx)
 	}
 	if err != nil {
 		return Page[T]{}, fmt.Errorf("repo: read %s: %w", w.v.spec.Name, err)
 	}
 	p := Page[T]{Items: w.items, Stats: w.stats}
-	// A view keyed by the ID holds one row per partition: nothing follows it.
-	if len(w.items) == w.q.Limit && !w.v.idInKey {
+	switch {
+	case w.v.idInKey:
+		// A view keyed by the ID holds one row per partition: nothing follows it.
+		stop = StopEnd
+	case len(w.items) == w.q.Limit:
+		stop = StopFull
 		p.Cursor = w.cursorAfter(&w.items[len(w.items)-1])
+	case stop != StopEnd:
+		if p.Cursor = w.boundaryCursor(); p.Cursor == "" {
+			stop = StopEnd
+		}
 	}
+	p.Stats.Stop = stop
 	if m := w.r.opts.Metrics; m != nil {
 		m.ReadWalk(w.v.spec.Name, w.stats.Buckets, w.stats.EmptyBuckets, w.stats.Rows, w.stats.Queries)
 	}
@@ -222,6 +259,34 @@ func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 }
 
 func (w *walk[T]) remaining() int { return w.q.Limit - len(w.items) }
+
+// boundaryCursor continues a walk that stopped early right after the last
+// bucket it finished: below its first ID (newest-first) or above its last
+// (oldest-first). It is "" when nothing lies beyond that bucket.
+func (w *walk[T]) boundaryCursor() string {
+	if !w.hasVisited {
+		return ""
+	}
+	s, k := w.v.spec.Scheme, w.v.spec.Kind
+	first, last := s.Range()
+	var id bucket.ID
+	var err error
+	if w.q.Direction == NewestFirst {
+		if w.visited <= first {
+			return ""
+		}
+		id, err = k.MinID(s.Start(w.visited))
+	} else {
+		if w.visited >= last {
+			return ""
+		}
+		id, err = k.MaxID(s.End(w.visited).Add(-k.Precision()))
+	}
+	if err != nil {
+		return "" // the bucket edge is beyond what the kind encodes: nothing lies past it
+	}
+	return encodeCursor(cursor{oldestFirst: w.q.Direction == OldestFirst, binding: w.binding, last: id}, w.r.opts.CursorSecret)
+}
 
 func (w *walk[T]) cursorAfter(item *T) string {
 	f := reflectx.FieldByIndexesReadOnly(indirect(item), w.v.idPath)
@@ -242,20 +307,22 @@ func (w *walk[T]) queryBucket(ctx context.Context, b bucket.Bucket) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	w.take(rows)
-	return len(rows), nil
+	return w.take(b, rows), nil
 }
 
-// take appends what fits of one bucket's rows and counts the bucket.
-func (w *walk[T]) take(rows []T) {
+// take appends what fits of bucket b's rows, counts the bucket and records it
+// as finished. It returns how many rows it took.
+func (w *walk[T]) take(b bucket.Bucket, rows []T) int {
 	w.stats.Buckets++
+	w.visited, w.hasVisited = b, true
 	if len(rows) == 0 {
 		w.stats.EmptyBuckets++
-		return
+		return 0
 	}
 	n := min(len(rows), w.remaining())
 	w.items = append(w.items, rows[:n]...)
 	w.stats.Rows += n
+	return n
 }
 
 // fetch runs one single-partition query (safe to call concurrently: it touches
@@ -277,17 +344,8 @@ func (w *walk[T]) fetch(ctx context.Context, b bucket.Bucket, limit int) ([]T, e
 			args[i] = int64(b)
 		}
 	}
-	q := w.r.session.Query(st.cql, args...).WithContext(ctx).Consistency(w.cl).Idempotent(true).PageSize(limit)
-	m := w.r.opts.Metrics
-	if m != nil {
-		q = q.Observer(m.Statement(w.v.spec.Name, "select", w.cl))
-		if m.ShouldTrace() {
-			q = q.Trace(m.TombstoneTracer(w.r.session, w.v.spec.Name))
-		}
-	}
-	// Only the row mapping of gocqlx is used here: the values are bound already.
-	qx := &gocqlx.Queryx{Query: q, Names: st.names, Mapper: w.r.mapper}
-	it := qx.Iter()
+	it := w.r.executor.Query(ctx, Statement{Table: w.v.spec.Name, Op: "select", CQL: st.cql, Names: st.names,
+		Args: args, Consistency: w.cl, PageSize: limit, Traceable: true})
 	rows := make([]T, 0, min(limit, 64))
 	for {
 		var t T
@@ -300,7 +358,7 @@ func (w *walk[T]) fetch(ctx context.Context, b bucket.Bucket, limit int) ([]T, e
 	if err := it.Close(); err != nil {
 		return nil, fmt.Errorf("select %s bucket %d: %w", w.v.spec.Name, b, err)
 	}
-	if m != nil && len(warnings) > 0 {
+	if m := w.r.opts.Metrics; m != nil && len(warnings) > 0 {
 		m.ServerWarnings(w.v.spec.Name, warnings)
 	}
 	return rows, nil

@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"sync"
 
@@ -15,82 +16,71 @@ const presencePage = 32
 func indirect[T any](item *T) reflect.Value { return reflect.ValueOf(item).Elem() }
 
 // indexWalk visits only the buckets the presence index lists for the key, in
-// walk order. A key without any index entry (written by another tool, or before
-// the index existed) falls back to probeWalk.
-//
-// A newest-first walk reads its newest bucket while the index query is in
-// flight: a dense key then fills its page in one round trip, and the index
-// answer is not waited for. A sparse key pays one extra query for it.
-func (w *walk[T]) indexWalk(ctx context.Context) error {
-	from, to := w.idxFirst, w.idxLast
-	var head bucket.Bucket
-	var buckets []bucket.Bucket
+// walk order. The index is the floor: it lists exactly the buckets whose
+// entries are alive, and an entry outlives the rows it stands for, so no
+// bucket with a live row is skipped however old its items' IDs are. A key
+// without any index entry (written by another tool, or before the index
+// existed) falls back to probeWalk.
+func (w *walk[T]) indexWalk(ctx context.Context) (StopReason, error) {
 	if w.q.Direction == NewestFirst {
-		head = w.probeFirst
-		if head < to {
-			return nil // the start is below the floor: nothing to read
-		}
-		full, bs, err := w.readHead(ctx, head, to)
-		if err != nil || full {
-			return err
-		}
-		buckets = bs
-	} else {
-		bs, err := w.countedPresence(ctx, from, to, presencePage)
-		if err != nil {
-			return err
-		}
-		buckets = bs
+		return w.indexNewest(ctx)
 	}
-	listed := len(buckets) > 0
-	for w.remaining() > 0 && len(buckets) > 0 {
-		for _, b := range buckets {
-			if w.remaining() == 0 {
-				return nil
-			}
-			if w.q.Direction == NewestFirst && b == head {
-				continue // read already, in readHead
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if _, err := w.queryBucket(ctx, b); err != nil {
-				return err
-			}
-		}
-		if len(buckets) < presencePage {
-			break
-		}
-		last := buckets[len(buckets)-1]
-		if w.q.Direction == NewestFirst {
-			from = last - 1
-		} else {
-			from = last + 1
-		}
-		bs, err := w.countedPresence(ctx, from, to, presencePage)
-		if err != nil {
-			return err
-		}
-		buckets = bs
+	buckets, err := w.countedPresence(ctx, w.indexStart(), w.indexEnd())
+	if err != nil {
+		return 0, err
 	}
-	if listed || w.remaining() == 0 {
-		return nil
+	if len(buckets) == 0 {
+		return w.unindexed(ctx, nil)
 	}
-	indexed, err := w.keyIndexed(ctx)
-	if err != nil || indexed {
-		return err
-	}
-	if w.q.Direction == NewestFirst {
-		w.probeFirst = head - 1 // the head bucket is read already
-	}
-	return w.probeWalk(ctx)
+	return w.visitListed(ctx, buckets, nil)
 }
 
-// readHead reads the newest bucket of a newest-first walk concurrently with the
-// first presence-index query. It reports whether the page is full (the index
-// query is then cancelled, not awaited for its answer) and otherwise returns
-// the listed buckets.
-func (w *walk[T]) readHead(ctx context.Context, head, to bucket.Bucket) (bool, []bucket.Bucket, error) {
+// indexNewest reads the bucket of now (or the ceiling) while the first index
+// query is in flight. The index is awaited even when that bucket fills the
+// page, since items stamped ahead of the reader's clock may sit in newer
+// buckets; only when the bucket is the read's ceiling (a range's end, a
+// cursor) can nothing newer exist, and then the index answer is not needed.
+func (w *walk[T]) indexNewest(ctx context.Context) (StopReason, error) {
+	head := w.present
+	if w.ceilinged {
+		head = w.ceiling
+	}
+	if w.floored && head < w.floor {
+		// The range lies wholly ahead of now: the index alone says where.
+		buckets, err := w.countedPresence(ctx, w.indexStart(), w.indexEnd())
+		if err != nil {
+			return 0, err
+		}
+		if len(buckets) == 0 {
+			return w.unindexed(ctx, nil)
+		}
+		return w.visitListed(ctx, buckets, nil)
+	}
+	h, err := w.readHead(ctx, head)
+	if err != nil {
+		return 0, err
+	}
+	if h.full {
+		w.take(head, h.rows)
+		return StopFull, nil
+	}
+	if len(h.buckets) == 0 {
+		return w.unindexed(ctx, &h)
+	}
+	return w.visitListed(ctx, h.buckets, &h)
+}
+
+// headRead is the newest bucket read together with the first index page.
+type headRead[T any] struct {
+	bucket  bucket.Bucket
+	rows    []T
+	full    bool // the rows fill the page and nothing newer can exist
+	buckets []bucket.Bucket
+	taken   bool
+}
+
+// readHead reads head concurrently with the first presence-index query.
+func (w *walk[T]) readHead(ctx context.Context, head bucket.Bucket) (headRead[T], error) {
 	type listing struct {
 		buckets []bucket.Bucket
 		err     error
@@ -98,33 +88,149 @@ func (w *walk[T]) readHead(ctx context.Context, head, to bucket.Bucket) (bool, [
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan listing, 1)
+	from, to := w.indexStart(), w.indexEnd()
 	go func() {
-		bs, err := w.presenceBuckets(pctx, head, to, presencePage)
+		bs, err := w.presenceBuckets(pctx, from, to, presencePage)
 		done <- listing{bs, err}
 	}()
 	w.stats.Queries += 2
 	rows, err := w.fetch(ctx, head, w.remaining())
-	if err == nil && len(rows) >= w.remaining() {
-		w.take(rows)
+	h := headRead[T]{bucket: head, rows: rows}
+	if err == nil && w.ceilinged && head == w.ceiling && len(rows) >= w.remaining() {
+		// Nothing newer than the ceiling can be asked for: the page is full
+		// without the index. Its query is cancelled (not counted as an error).
 		cancel()
 		<-done // never leave the goroutine behind
-		return true, nil, nil
+		h.full = true
+		return h, nil
 	}
 	l := <-done
 	if err != nil {
-		return false, nil, err
+		return h, err
 	}
 	if l.err != nil {
-		return false, nil, l.err
+		return h, l.err
 	}
-	w.take(rows)
-	return false, l.buckets, nil
+	h.buckets = l.buckets
+	return h, nil
 }
 
-// countedPresence is presenceBuckets, counted as one query of the walk.
-func (w *walk[T]) countedPresence(ctx context.Context, from, to bucket.Bucket, limit int) ([]bucket.Bucket, error) {
+// visitListed reads the listed buckets in walk order, paging through the
+// index, until the page is full. A head read already done is merged at its
+// place in that order (before the first listed bucket older than it).
+func (w *walk[T]) visitListed(ctx context.Context, buckets []bucket.Bucket, h *headRead[T]) (StopReason, error) {
+	takeHead := func() {
+		if h != nil && !h.taken {
+			h.taken = true
+			w.take(h.bucket, h.rows)
+		}
+	}
+	for w.remaining() > 0 && len(buckets) > 0 {
+		for _, b := range buckets {
+			if h != nil && b <= h.bucket {
+				takeHead()
+				if b == h.bucket {
+					continue // read already, in readHead
+				}
+			}
+			if w.remaining() == 0 {
+				return StopFull, nil
+			}
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			if _, err := w.queryBucket(ctx, b); err != nil {
+				return 0, err
+			}
+		}
+		if len(buckets) < presencePage || w.remaining() == 0 {
+			break
+		}
+		next := buckets[len(buckets)-1] + w.step()
+		if w.q.Direction == NewestFirst && next > w.indexStart() || w.q.Direction == OldestFirst && next < w.indexStart() {
+			break // the last listed bucket was the scheme's end
+		}
+		bs, err := w.countedPresence(ctx, next, w.indexEnd())
+		if err != nil {
+			return 0, err
+		}
+		buckets = bs
+	}
+	if w.remaining() > 0 {
+		takeHead()
+	}
+	return w.endOfRange(), nil
+}
+
+// endOfRange is the stop reason of a walk that went through its whole range
+// without filling the page.
+func (w *walk[T]) endOfRange() StopReason {
+	switch {
+	case w.remaining() == 0:
+		return StopFull
+	case w.lookbackFloor:
+		w.visited, w.hasVisited = w.floor, true
+		return StopLookback
+	}
+	return StopEnd
+}
+
+// unindexed handles a range for which the index lists nothing: if the key has
+// entries elsewhere the range is empty (but for rows the head read found
+// anyway); a key without any entry may hold data written without the index,
+// so it is probed.
+func (w *walk[T]) unindexed(ctx context.Context, h *headRead[T]) (StopReason, error) {
+	indexed, err := w.keyIndexed(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if indexed {
+		if h != nil {
+			w.take(h.bucket, h.rows)
+		}
+		return w.endOfRange(), nil
+	}
+	if w.q.Direction == OldestFirst && !w.floored {
+		// Nowhere to start probing from: for the index, the key holds nothing.
+		return StopEnd, nil
+	}
+	return w.probeWalk(ctx) // it reads the head bucket again, in its order
+}
+
+func (w *walk[T]) step() bucket.Bucket {
+	if w.q.Direction == OldestFirst {
+		return 1
+	}
+	return -1
+}
+
+// indexStart and indexEnd bound the presence-index listing in walk order;
+// an open side is unbounded, so items stamped ahead of now are listed too.
+func (w *walk[T]) indexStart() bucket.Bucket {
+	if w.q.Direction == NewestFirst {
+		return openIf(!w.ceilinged, w.ceiling, math.MaxInt64)
+	}
+	return openIf(!w.floored, w.floor, math.MinInt64)
+}
+
+func (w *walk[T]) indexEnd() bucket.Bucket {
+	if w.q.Direction == NewestFirst {
+		return openIf(!w.floored, w.floor, math.MinInt64)
+	}
+	return openIf(!w.ceilinged, w.ceiling, math.MaxInt64)
+}
+
+func openIf(open bool, b, inf bucket.Bucket) bucket.Bucket {
+	if open {
+		return inf
+	}
+	return b
+}
+
+// countedPresence is one page of presenceBuckets, counted as a query of the walk.
+func (w *walk[T]) countedPresence(ctx context.Context, from, to bucket.Bucket) ([]bucket.Bucket, error) {
 	w.stats.Queries++
-	return w.presenceBuckets(ctx, from, to, limit)
+	return w.presenceBuckets(ctx, from, to, presencePage)
 }
 
 // presenceBuckets lists up to limit buckets between from and to (walk order,
@@ -136,11 +242,8 @@ func (w *walk[T]) presenceBuckets(ctx context.Context, from, to bucket.Bucket, l
 	args := make([]any, 0, len(st.names))
 	args = append(args, w.q.Key...)
 	args = append(args, int64(lo), int64(hi), limit)
-	q := w.r.session.Query(st.cql, args...).WithContext(ctx).Consistency(w.cl).Idempotent(true).PageSize(limit)
-	if m := w.r.opts.Metrics; m != nil {
-		q = q.Observer(m.Statement(w.v.spec.PresenceTable(), "select", w.cl))
-	}
-	it := q.Iter()
+	it := w.r.executor.Query(ctx, Statement{Table: w.v.spec.PresenceTable(), Op: "select", CQL: st.cql, Names: st.names,
+		Args: args, Consistency: w.cl, PageSize: limit})
 	out := make([]bucket.Bucket, 0, limit)
 	var b int64
 	for it.Scan(&b) {
@@ -154,28 +257,31 @@ func (w *walk[T]) presenceBuckets(ctx context.Context, from, to bucket.Bucket, l
 
 // keyIndexed reports whether the presence index has any entry for the key.
 func (w *walk[T]) keyIndexed(ctx context.Context) (bool, error) {
-	bs, err := w.countedPresence(ctx, bucket.Bucket(-1<<63), bucket.Bucket(1<<63-1), 1)
+	w.stats.Queries++
+	bs, err := w.presenceBuckets(ctx, bucket.Bucket(math.MinInt64), bucket.Bucket(math.MaxInt64), 1)
 	return len(bs) > 0, err
 }
 
-// probeWalk visits buckets one by one from probeFirst toward probeLast. After
-// ProbeAfter consecutive empty buckets it probes the next ProbeConcurrency
-// buckets in parallel and merges them in order; after EmptyBucketBudget
-// consecutive empty buckets it stops.
-func (w *walk[T]) probeWalk(ctx context.Context) error {
+// probeWalk visits buckets one by one from the top (newest-first) or the
+// floor (oldest-first). After ProbeAfter consecutive empty buckets it probes
+// the next ProbeConcurrency buckets in parallel and merges them in order;
+// after EmptyBucketBudget consecutive empty buckets it stops, and says so.
+// Empty buckets ahead of now do not count against the budget.
+func (w *walk[T]) probeWalk(ctx context.Context) (StopReason, error) {
 	o := w.r.opts
-	step := bucket.Bucket(-1)
+	step := w.step()
+	start, end := w.top, w.floor
 	if w.q.Direction == OldestFirst {
-		step = 1
+		start, end = w.floor, w.top
 	}
-	left := func(b bucket.Bucket) int64 { // buckets from b to probeLast inclusive
-		n := int64(w.probeLast-b)*int64(step) + 1
-		return max(n, 0)
+	left := func(b bucket.Bucket) int64 { // buckets from b to end inclusive
+		return max(int64(end-b)*int64(step)+1, 0)
 	}
 	empty := 0
-	for b := w.probeFirst; left(b) > 0 && w.remaining() > 0 && empty < o.EmptyBucketBudget; {
+	b := start
+	for left(b) > 0 && w.remaining() > 0 && empty < o.EmptyBucketBudget {
 		if err := ctx.Err(); err != nil {
-			return err
+			return 0, err
 		}
 		k := 1
 		if empty >= o.ProbeAfter {
@@ -183,22 +289,29 @@ func (w *walk[T]) probeWalk(ctx context.Context) error {
 		}
 		results, err := w.fetchMany(ctx, b, step, k)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		for _, rows := range results {
-			if w.remaining() == 0 {
+		for i, rows := range results {
+			if w.remaining() == 0 || empty >= o.EmptyBucketBudget {
 				break
 			}
-			w.take(rows)
-			if len(rows) == 0 {
-				empty++
-			} else {
+			at := b + step*bucket.Bucket(i)
+			switch {
+			case w.take(at, rows) > 0:
 				empty = 0
+			case w.q.Direction == OldestFirst || at <= w.present:
+				empty++
 			}
 		}
 		b += step * bucket.Bucket(k)
 	}
-	return nil
+	switch {
+	case w.remaining() == 0:
+		return StopFull, nil
+	case empty >= o.EmptyBucketBudget && left(w.visited+step) > 0:
+		return StopBudget, nil
+	}
+	return w.endOfRange(), nil
 }
 
 // fetchMany reads k consecutive buckets from b in parallel, each with the

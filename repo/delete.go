@@ -1,0 +1,129 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/bucket"
+)
+
+// ErrNotFound: no stored item has the ID asked for.
+var ErrNotFound = errors.New("repo: not found")
+
+// Delete removes item from every view. Each delete writes a tombstone that later
+// reads of that partition step over until gc_grace_seconds pass and compaction
+// purges it, so deletes are counted (tombstones written) in the metrics. The
+// presence index is left alone: an emptied bucket costs one query, not a wrong
+// answer.
+//
+// Every view's row is addressed by the item's key values, so item must carry
+// them as stored. An item whose key values are not all set (a field left at
+// its zero value, for example only the ID filled in) is looked up by its ID in
+// a view keyed by the ID alone and deleted with the stored row's keys; the
+// ID-keyed view is deleted last, so a retry can look it up again. Without such
+// a view it is ErrBadKey, and when nothing is stored under the ID it is
+// ErrNotFound: a Delete never reports success for rows it did not address.
+//
+// A failed Delete returns a *PutError carrying its timestamp; retry it with
+// RetryOf(err) so the retry cannot remove a newer write made in between.
+func (r *Repo[T]) Delete(ctx context.Context, item *T, opts ...WriteOption) error {
+	cfg, err := r.writeConfig(opts)
+	if err != nil {
+		return err
+	}
+	rows, err := r.rowsOf(item)
+	if err != nil {
+		return fmt.Errorf("repo: delete: %w", err)
+	}
+	if !hasUnsetKey(rows) {
+		return r.deleteRows(ctx, rows, cfg)
+	}
+	idv := r.idView()
+	if idv == nil {
+		return fmt.Errorf("repo: delete: %w: a key value is unset (its zero value) and no view is keyed by the ID alone to look the item up; pass the item as stored", ErrBadKey)
+	}
+	stored, err := r.lookup(ctx, idv, rows[0].id, cfg.consistency)
+	if err != nil {
+		return fmt.Errorf("repo: delete: %w", err)
+	}
+	if rows, err = r.rowsOf(&stored); err != nil {
+		return fmt.Errorf("repo: delete: stored item: %w", err)
+	}
+	var byID []row
+	rest := rows[:0:0]
+	for _, rw := range rows {
+		if rw.v == idv {
+			byID = append(byID, rw)
+		} else {
+			rest = append(rest, rw)
+		}
+	}
+	if err := r.deleteRows(ctx, rest, cfg); err != nil {
+		return err
+	}
+	return r.deleteRows(ctx, byID, cfg)
+}
+
+// deleteRows deletes rows concurrently, all with cfg's timestamp.
+func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, cfg writeConfig) error {
+	errs := make([]error, len(rows))
+	var wg sync.WaitGroup
+	for i, rw := range rows {
+		wg.Go(func() {
+			errs[i] = r.exec(ctx, write(rw.v.spec.Name, "delete", rw.v.stmts.delete, cfg.consistency, rw.deleteArgs(cfg.timestamp)))
+			if errs[i] == nil && r.opts.Metrics != nil {
+				r.opts.Metrics.TombstonesWritten(rw.v.spec.Name, 1)
+			}
+		})
+	}
+	wg.Wait()
+	return r.fanoutResult(rows, errs, cfg.timestamp)
+}
+
+// hasUnsetKey reports whether a key value of a view not keyed by the ID is
+// its type's zero value: how a field the caller did not fill in looks.
+func hasUnsetKey(rows []row) bool {
+	for _, rw := range rows {
+		if rw.v.idInKey {
+			continue
+		}
+		for _, k := range rw.key {
+			if reflect.ValueOf(k).IsZero() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// idView returns a view whose partition key is the ID alone, or nil.
+func (r *Repo[T]) idView() *view {
+	for _, v := range r.order {
+		if v.idInKey && len(v.spec.Key) == 1 {
+			return v
+		}
+	}
+	return nil
+}
+
+// lookup reads the item stored under id in v, a view keyed by the ID alone.
+func (r *Repo[T]) lookup(ctx context.Context, v *view, id bucket.ID, cl gocql.Consistency) (T, error) {
+	var item T
+	st := v.stmts.selects[NewestFirst][noLower][noUpper]
+	s := Statement{Table: v.spec.Name, Op: "select", CQL: st.cql, Names: st.names,
+		Args: []any{idToCQL(v.spec.ID.Type, id), 1}, Consistency: cl, PageSize: 1}
+	it := r.executor.Query(ctx, s)
+	found := it.StructScan(&item)
+	if err := it.Close(); err != nil {
+		return item, fmt.Errorf("select %s: %w", v.spec.Name, err)
+	}
+	if !found {
+		return item, fmt.Errorf("%w: no item %s in %s", ErrNotFound, v.spec.Kind.Format(id), v.spec.Name)
+	}
+	return item, nil
+}

@@ -1,0 +1,122 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gocql/gocql"
+	"github.com/scylladb/go-reflectx"
+	"github.com/scylladb/gocqlx/v2"
+
+	"github.com/tsbucket/tsbucket/metrics"
+)
+
+// Statement is one CQL statement, or one batch of them, as the repository
+// sends it. Every statement the repository sends is idempotent: its primary
+// key is deterministic and its write timestamp explicit.
+type Statement struct {
+	// Table names the table for metrics and errors: a view, a presence table,
+	// or "logged_batch" for an atomic Put.
+	Table string
+	// Op is the operation: "insert", "delete", "select" or "batch".
+	Op          string
+	CQL         string
+	Names       []string // bind marker names, in order (row mapping of selects)
+	Args        []any
+	Consistency gocql.Consistency
+	// PageSize of a select: its LIMIT, so one request returns the whole answer.
+	PageSize int
+	// Traceable marks a view read that may be sampled for tombstones.
+	Traceable bool
+	// Batch is the batch type when Entries is set.
+	Batch gocql.BatchType
+	// Entries are the statements of a batch, each with its CQL and Args.
+	Entries []Statement
+}
+
+// Rows iterates over the rows a select returned.
+type Rows interface {
+	// Scan copies the next row's columns into dest, in selected order.
+	Scan(dest ...any) bool
+	// StructScan copies the next row into the struct dest points to, by
+	// column name (gocqlx conventions).
+	StructScan(dest any) bool
+	// Warnings are the server's warnings attached to the response.
+	Warnings() []string
+	// Close releases the iterator and returns the query's error, if any.
+	Close() error
+}
+
+// Executor sends statements. It is the one seam between the repository and
+// the cluster: the default sends through gocql with the statement's context,
+// consistency and idempotence, the metrics observers and tombstone trace
+// sampling. Options.WrapExecutor can put a layer in front of it (fault
+// injection, auditing); tests replace it with a fake.
+type Executor interface {
+	// Exec runs a write (or a batch when s.Entries is set).
+	Exec(ctx context.Context, s Statement) error
+	// Query runs a select. Its error, if any, is returned by Rows.Close.
+	Query(ctx context.Context, s Statement) Rows
+}
+
+// gocqlExecutor is the default Executor.
+type gocqlExecutor struct {
+	session *gocql.Session
+	metrics *metrics.Metrics
+	mapper  *reflectx.Mapper
+}
+
+func (e *gocqlExecutor) Exec(ctx context.Context, s Statement) error {
+	if len(s.Entries) > 0 {
+		return e.batch(ctx, s)
+	}
+	q := e.session.Query(s.CQL, s.Args...).WithContext(ctx).Consistency(s.Consistency).Idempotent(true)
+	if m := e.metrics; m != nil {
+		q = q.Observer(m.Statement(s.Table, s.Op, s.Consistency))
+	}
+	if err := q.Exec(); err != nil {
+		return fmt.Errorf("%s %s: %w", s.Op, s.Table, err)
+	}
+	return nil
+}
+
+func (e *gocqlExecutor) batch(ctx context.Context, s Statement) error {
+	b := e.session.NewBatch(s.Batch).WithContext(ctx)
+	b.Cons = s.Consistency
+	for _, en := range s.Entries {
+		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: en.CQL, Args: en.Args, Idempotent: true})
+	}
+	if m := e.metrics; m != nil {
+		b = b.Observer(m.Statement(s.Table, s.Op, s.Consistency))
+	}
+	if err := e.session.ExecuteBatch(b); err != nil {
+		return fmt.Errorf("%s %s: %w", s.Op, s.Table, err)
+	}
+	return nil
+}
+
+func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
+	q := e.session.Query(s.CQL, s.Args...).WithContext(ctx).Consistency(s.Consistency).Idempotent(true)
+	if s.PageSize > 0 {
+		q = q.PageSize(s.PageSize)
+	}
+	if m := e.metrics; m != nil {
+		q = q.Observer(m.Statement(s.Table, s.Op, s.Consistency))
+		if s.Traceable && m.ShouldTrace() {
+			q = q.Trace(m.TombstoneTracer(e.session, s.Table))
+		}
+	}
+	// Only the row mapping of gocqlx is used: the values are bound already.
+	qx := &gocqlx.Queryx{Query: q, Names: s.Names, Mapper: e.mapper}
+	return qx.Iter()
+}
+
+// exec runs one statement through the repository's executor.
+func (r *Repo[T]) exec(ctx context.Context, s Statement) error {
+	return r.executor.Exec(ctx, s)
+}
+
+// write is the Statement of one idempotent write.
+func write(table, op string, st stmt, cl gocql.Consistency, args []any) Statement {
+	return Statement{Table: table, Op: op, CQL: st.cql, Names: st.names, Args: args, Consistency: cl}
+}
