@@ -16,6 +16,13 @@
 //     context was canceled (context.Canceled: its caller, or the repo, no
 //     longer wanted the answer) has outcome "canceled" and no error class; a
 //     context deadline is an error of class "timeout".
+//   - Tombstone trace sampling never delays a read: a TombstoneTracer's Trace
+//     only queues the trace ID. One goroutine, started when a trace is queued,
+//     reads the queued traces from system_traces, each within
+//     Config.TraceWait, and exits as soon as the queue is empty, so nothing
+//     needs closing; WaitTraces waits for it. When Config.TraceQueueSize
+//     traces already wait, a new sample is dropped and counted in
+//     tsbucket_tombstone_traces_total{outcome="dropped"}.
 //   - The hot paths (statement observers, PartitionWrite, ReadWalk) do not
 //     allocate once a label combination has been seen.
 //

@@ -19,6 +19,7 @@ const (
 	DefaultEarlyWarningRatio   = 0.5
 	DefaultTopPartitions       = 1000
 	DefaultTraceWait           = 2 * time.Second
+	DefaultTraceQueueSize      = 32
 	// LargestRanks is how many of the largest partitions per table are
 	// exported as gauges (rank "1".."10"), which keeps that label bounded.
 	LargestRanks = 10
@@ -52,9 +53,16 @@ type Config struct {
 	// TraceSampleRate is the fraction of reads ShouldTrace selects for
 	// tombstone tracing, in [0, 1]; 0 (the default) turns tracing off.
 	TraceSampleRate float64
-	// TraceWait bounds how long a TombstoneTracer waits for the server to
-	// write a sampled trace; default 2s.
+	// TraceWait bounds how long the reading of one sampled trace waits for
+	// the server to write it, counted from when the background worker takes
+	// it off the queue; default 2s. It never delays the traced read.
 	TraceWait time.Duration
+	// TraceQueueSize is how many sampled traces may wait to be read; default
+	// 32. A trace sampled while the queue is full is dropped and counted in
+	// tsbucket_tombstone_traces_total{outcome="dropped"}. With one worker and
+	// TraceWait per trace, it also bounds how long the worker can run after
+	// the last sample: TraceQueueSize × TraceWait.
+	TraceQueueSize int
 	// LatencyBuckets are the statement latency histogram bounds in seconds,
 	// strictly increasing; default DefaultLatencyBuckets.
 	LatencyBuckets []float64
@@ -77,6 +85,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: TraceSampleRate %v not in [0, 1]", ErrInvalidConfig, c.TraceSampleRate)
 	case c.TraceWait < 0:
 		return fmt.Errorf("%w: TraceWait %v < 0", ErrInvalidConfig, c.TraceWait)
+	case c.TraceQueueSize < 0:
+		return fmt.Errorf("%w: TraceQueueSize %d < 0", ErrInvalidConfig, c.TraceQueueSize)
 	}
 	return validateBuckets(c.LatencyBuckets)
 }
@@ -108,6 +118,9 @@ func (c Config) withDefaults() Config {
 	if c.TraceWait == 0 {
 		c.TraceWait = DefaultTraceWait
 	}
+	if c.TraceQueueSize == 0 {
+		c.TraceQueueSize = DefaultTraceQueueSize
+	}
 	if len(c.LatencyBuckets) == 0 {
 		c.LatencyBuckets = DefaultLatencyBuckets()
 	} else {
@@ -129,6 +142,7 @@ type Metrics struct {
 	walk       walkVecs
 	partitions *partitions
 	tombstones tombstoneVecs
+	traces     *traceQueue
 	fanout     *prometheus.CounterVec
 
 	mu        sync.RWMutex
@@ -151,6 +165,7 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 		statements: newStatementVecs(cfg.LatencyBuckets),
 		walk:       newWalkVecs(),
 		tombstones: newTombstoneVecs(),
+		traces:     newTraceQueue(cfg.TraceQueueSize),
 		fanout: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tsbucket_fanout_failures_total",
 			Help: "Writes whose fan-out failed on this view while other views may have succeeded.",

@@ -34,7 +34,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"zero is valid", Config{}, false},
 		{"all set", Config{PartitionRowsLimit: 10, PartitionBytesLimit: 10, EarlyWarningRatio: 0.8,
-			TopPartitions: 5, TraceSampleRate: 1, TraceWait: time.Second, LatencyBuckets: []float64{0.1, 1}}, false},
+			TopPartitions: 5, TraceSampleRate: 1, TraceWait: time.Second, TraceQueueSize: 1, LatencyBuckets: []float64{0.1, 1}}, false},
 		{"ratio 1 disables the early warning", Config{EarlyWarningRatio: 1}, false},
 		{"negative rows limit", Config{PartitionRowsLimit: -1}, true},
 		{"negative bytes limit", Config{PartitionBytesLimit: -1}, true},
@@ -45,6 +45,7 @@ func TestConfigValidate(t *testing.T) {
 		{"sample rate above 1", Config{TraceSampleRate: 1.01}, true},
 		{"NaN sample rate", Config{TraceSampleRate: math.NaN()}, true},
 		{"negative trace wait", Config{TraceWait: -time.Second}, true},
+		{"negative trace queue", Config{TraceQueueSize: -1}, true},
 		{"buckets not increasing", Config{LatencyBuckets: []float64{0.1, 0.1}}, true},
 		{"buckets decreasing", Config{LatencyBuckets: []float64{1, 0.5}}, true},
 	}
@@ -74,7 +75,7 @@ func TestConfigDefaultsDoNotTouchCaller(t *testing.T) {
 	}
 	if got.PartitionRowsLimit != DefaultPartitionRowsLimit || got.PartitionBytesLimit != DefaultPartitionBytesLimit ||
 		got.EarlyWarningRatio != DefaultEarlyWarningRatio || got.TopPartitions != DefaultTopPartitions ||
-		got.TraceWait != DefaultTraceWait || got.Logger == nil || got.Rand == nil {
+		got.TraceWait != DefaultTraceWait || got.TraceQueueSize != DefaultTraceQueueSize || got.Logger == nil || got.Rand == nil {
 		t.Errorf("withDefaults() = %+v, want every zero field defaulted", got)
 	}
 }

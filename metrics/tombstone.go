@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,6 +24,9 @@ const (
 	TraceRead    = "read"     // the trace held a tombstone count
 	TraceNoEvent = "no_event" // the trace finished without one (not a single-partition read?)
 	TraceError   = "error"    // system_traces could not be read in time
+	// TraceDropped is a sampled trace never read: the queue of traces waiting
+	// to be read (Config.TraceQueueSize) was full.
+	TraceDropped = "dropped"
 )
 
 // tombstonePattern matches the two ways Cassandra reports tombstones read:
@@ -72,7 +76,7 @@ func newTombstoneVecs() tombstoneVecs {
 		}, []string{"table", "source"}),
 		traces: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tsbucket_tombstone_traces_total",
-			Help: "Sampled read traces inspected for tombstones, by outcome.",
+			Help: "Sampled read traces inspected for tombstones, by outcome; dropped: not inspected, the queue of traces to read was full.",
 		}, []string{"table", "outcome"}),
 	}
 }
@@ -104,13 +108,18 @@ func (m *Metrics) ServerWarnings(table string, warnings []string) {
 }
 
 // TombstoneTracer returns a gocql.Tracer for one sampled read of table (see
-// ShouldTrace): once the read completes it reads the trace's events from
-// system_traces.events through s and observes the largest tombstone count a
-// replica reported, with source "trace".
+// ShouldTrace): once the read completes, a background goroutine reads the
+// trace's events from system_traces.events through s and observes the
+// largest tombstone count a replica reported, with source "trace".
 //
-// gocql calls Trace synchronously, before the traced query returns, and the
-// server writes trace events asynchronously, so Trace polls for up to
-// Config.TraceWait; that latency is the price of the sample.
+// gocql calls Trace before the traced query returns, so Trace only queues the
+// trace ID and returns: the read is never delayed by its sample. The server
+// writes trace events asynchronously; the background goroutine polls for
+// each trace for up to Config.TraceWait. A trace sampled while
+// Config.TraceQueueSize traces already wait is dropped and counted with
+// outcome "dropped". The goroutine exits when the queue is empty (see
+// WaitTraces); s must stay open until then, or the pending traces are counted
+// as errors.
 func (m *Metrics) TombstoneTracer(s *gocql.Session, table string) gocql.Tracer {
 	return m.tombstoneTracer(sessionTraces{s}, table)
 }
@@ -118,12 +127,14 @@ func (m *Metrics) TombstoneTracer(s *gocql.Session, table string) gocql.Tracer {
 func (m *Metrics) tombstoneTracer(src traceSource, table string) *tombstoneTracer {
 	v := m.tombstones
 	return &tombstoneTracer{
-		src:    src,
-		wait:   m.cfg.TraceWait,
-		read:   v.read.WithLabelValues(table, SourceTrace),
-		found:  v.traces.WithLabelValues(table, TraceRead),
-		none:   v.traces.WithLabelValues(table, TraceNoEvent),
-		failed: v.traces.WithLabelValues(table, TraceError),
+		src:     src,
+		wait:    m.cfg.TraceWait,
+		queue:   m.traces,
+		read:    v.read.WithLabelValues(table, SourceTrace),
+		found:   v.traces.WithLabelValues(table, TraceRead),
+		none:    v.traces.WithLabelValues(table, TraceNoEvent),
+		failed:  v.traces.WithLabelValues(table, TraceError),
+		dropped: v.traces.WithLabelValues(table, TraceDropped),
 	}
 }
 
@@ -137,15 +148,25 @@ type traceSource interface {
 }
 
 type tombstoneTracer struct {
-	src                 traceSource
-	wait                time.Duration
-	read                prometheus.Observer
-	found, none, failed prometheus.Counter
+	src                          traceSource
+	wait                         time.Duration
+	queue                        *traceQueue
+	read                         prometheus.Observer
+	found, none, failed, dropped prometheus.Counter
 }
 
-// Trace implements gocql.Tracer.
+// Trace implements gocql.Tracer: it queues the trace and returns at once.
 func (t *tombstoneTracer) Trace(traceID []byte) {
-	// gocql gives a Tracer no context; bound the work by TraceWait instead.
+	// gocql documents no ownership of traceID: keep a copy past the call.
+	if !t.queue.push(traceJob{t, slices.Clone(traceID)}) {
+		t.dropped.Inc()
+	}
+}
+
+// inspect reads one trace within TraceWait and counts its outcome.
+func (t *tombstoneTracer) inspect(traceID []byte) {
+	// gocql gives a Tracer no context; bound the work by TraceWait instead,
+	// counted from now, when the worker takes the trace off the queue.
 	ctx, cancel := context.WithTimeout(context.Background(), t.wait)
 	defer cancel()
 	n, found, err := t.tombstones(ctx, traceID)

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -95,5 +97,65 @@ func TestServerWarningsWithoutWarningsDoesNotAllocate(t *testing.T) {
 	m, _ := newTestMetrics(t, Config{})
 	if got := testing.AllocsPerRun(100, func() { m.ServerWarnings("t", nil) }); got != 0 {
 		t.Errorf("allocations per ServerWarnings(nil) = %v, want 0", got)
+	}
+}
+
+// scriptedTraces is a traceSource that answers poll i with completes[i] and
+// events[i] (the last entry repeats) or fails with err.
+type scriptedTraces struct {
+	completes          []bool
+	events             [][]string
+	completeErr, evErr error
+	polls              int
+}
+
+func (s *scriptedTraces) complete(context.Context, []byte) (bool, error) {
+	s.polls++
+	return s.completes[min(s.polls, len(s.completes))-1], s.completeErr
+}
+
+func (s *scriptedTraces) activities(context.Context, []byte) ([]string, error) {
+	return s.events[min(s.polls, len(s.events))-1], s.evErr
+}
+
+func TestTombstoneTracerPolls(t *testing.T) {
+	boom := errors.New("boom")
+	parsing := []string{"Parsing SELECT * FROM t WHERE pk = ?"}
+	tests := []struct {
+		name      string
+		src       scriptedTraces
+		wantN     int64
+		wantFound bool
+		wantErr   error
+		wantPolls int
+	}{
+		{"found before the session row", scriptedTraces{completes: []bool{false},
+			events: [][]string{{"Read 1 live rows and 7 tombstone cells"}}}, 7, true, nil, 1},
+		{"largest of several replicas", scriptedTraces{completes: []bool{true},
+			events: [][]string{{"Read 1 live rows and 7 tombstone cells", "Read 0 live and 90 tombstone cells", parsing[0]}}},
+			90, true, nil, 1},
+		{"replica events trail the session row", scriptedTraces{completes: []bool{false, true},
+			events: [][]string{parsing, parsing, {"Read 2 live rows and 3 tombstone cells"}}}, 3, true, nil, 3},
+		{"complete without tombstones: one more poll", scriptedTraces{completes: []bool{true},
+			events: [][]string{parsing}}, 0, false, nil, 2},
+		{"session row late, then none", scriptedTraces{completes: []bool{false, false, true},
+			events: [][]string{nil}}, 0, false, nil, 4},
+		{"session unreadable", scriptedTraces{completes: []bool{false}, events: [][]string{nil},
+			completeErr: boom}, 0, false, boom, 1},
+		{"events unreadable", scriptedTraces{completes: []bool{true}, events: [][]string{nil},
+			evErr: boom}, 0, false, boom, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := newTestMetrics(t, Config{})
+			tr := m.tombstoneTracer(&tt.src, "t")
+			n, found, err := tr.tombstones(context.Background(), []byte{1})
+			if n != tt.wantN || found != tt.wantFound || !errors.Is(err, tt.wantErr) {
+				t.Errorf("tombstones() = %d, %v, %v, want %d, %v, %v", n, found, err, tt.wantN, tt.wantFound, tt.wantErr)
+			}
+			if tt.src.polls != tt.wantPolls {
+				t.Errorf("polls = %d, want %d", tt.src.polls, tt.wantPolls)
+			}
+		})
 	}
 }
