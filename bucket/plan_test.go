@@ -371,3 +371,66 @@ func FuzzPlan(f *testing.F) {
 		}
 	})
 }
+
+// A partition exactly at a limit fits; one row or one byte over does not.
+// One minute of 1,000 rows/s of 1,000 B is 60,000 rows and 60,000,000 B.
+func TestPlanFitsAtTheLimit(t *testing.T) {
+	tests := []struct {
+		name             string
+		maxRows, maxByte int64
+		fits             bool
+		reason           string
+	}{
+		{"both at the limit", 60_000, 60_000_000, true, "fits: 60000 rows <= 60000, 60.0 MB <= 60.0 MB"},
+		{"one row over", 59_999, 60_000_000, false, "too many rows: 60000 rows > 59999"},
+		{"one byte over", 60_000, 59_999_999, false, "too many bytes: 60.0 MB > 60.0 MB"},
+		{"both over", 59_999, 59_999_999, false, "too many rows and bytes: 60000 rows > 59999, 60.0 MB > 60.0 MB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Plan(PlanInput{PeakWritesPerSecond: 1000, AvgRowBytes: 1000, Candidates: []time.Duration{time.Minute},
+				MaxRowsPerPartition: tt.maxRows, MaxBytesPerPartition: tt.maxByte})
+			c := candidateOf(t, res, time.Minute)
+			if got, want := c.Fits, tt.fits; got != want {
+				t.Errorf("Fits = %v, want %v", got, want)
+			}
+			if got, want := c.Reason, tt.reason; got != want {
+				t.Errorf("Reason = %q, want %q", got, want)
+			}
+			if tt.fits && (err != nil || res.Recommended != time.Minute) {
+				t.Errorf("Plan = %v, %v; want 1m recommended", res.Recommended, err)
+			}
+			if !tt.fits && (!errors.Is(err, ErrNoFit) || res.Recommended != 0) {
+				t.Errorf("Plan = %v, %v; want ErrNoFit", res.Recommended, err)
+			}
+		})
+	}
+}
+
+// Plan keeps the bucket width as the TWCS window while the TTL spans at most
+// MaxCompactionWindows of them (rounding up), and widens it one second over.
+func TestPlanCompactionWindowsAtTheLimit(t *testing.T) {
+	tests := []struct {
+		name      string
+		retention time.Duration
+		want      TWCSWindow
+		windows   int
+	}{
+		{"50 windows", 50 * time.Hour, TWCSWindow{"HOURS", 1}, 50},
+		{"one second over", 50*time.Hour + time.Second, TWCSWindow{"HOURS", 2}, 26},
+		// 50h + 1 ns is a TTL of 50h1s: CQL TTLs are whole seconds.
+		{"one nanosecond over", 50*time.Hour + 1, TWCSWindow{"HOURS", 2}, 26},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Plan(PlanInput{PeakWritesPerSecond: 1, AvgRowBytes: 100, Retention: tt.retention,
+				Candidates: []time.Duration{time.Hour}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.TWCS != tt.want || res.TWCSWindows != tt.windows {
+				t.Errorf("TWCS = %v (%d windows), want %v (%d)", res.TWCS, res.TWCSWindows, tt.want, tt.windows)
+			}
+		})
+	}
+}
