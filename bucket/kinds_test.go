@@ -265,3 +265,70 @@ func TestTimeUUIDMakeRange(t *testing.T) {
 		t.Errorf("Make = %s, %v, want %s", got, err, want)
 	}
 }
+
+// TestParseAnyCase pins that ULID text is read in either case and UUID text
+// (TimeUUID, UUIDv7) in either hex case: each spelling gives the same 16
+// bytes as the canonical text, and Format gives the canonical text back.
+// The letters cover both ends of each range (a/A, f/F, z/Z) and the
+// non-letters next to them are refused.
+func TestParseAnyCase(t *testing.T) {
+	tests := []struct {
+		name      string
+		kind      Kind
+		canonical string
+		others    []string // other spellings of the same ID
+		want      ID       // its bytes
+	}{
+		{"ulid", ULID{}, "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+			[]string{"01arz3ndektsv4rrffq69g5fav", "01ArZ3nDeKtSv4RrFfQ69g5FaV"},
+			ID{0x01, 0x56, 0x3e, 0x3a, 0xb5, 0xd3, 0xd6, 0x76, 0x4c, 0x61, 0xef, 0xb9, 0x93, 0x02, 0xbd, 0x5b}},
+		{"ulid of every letter", ULID{}, "7ZZZZZZZZZABCDEFGHJKMNPQRS",
+			[]string{"7zzzzzzzzzabcdefghjkmnpqrs"},
+			ID{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x52, 0xd8, 0xd7, 0x3e, 0x11, 0x94, 0xe9, 0x5b, 0x5f, 0x19}}, // decoded independently
+		{"timeuuid", TimeUUID{}, "d2177dd0-eaa2-11de-a572-001b779c76e3",
+			[]string{"D2177DD0-EAA2-11DE-A572-001B779C76E3", "d2177DD0-eAa2-11De-A572-001b779C76E3"},
+			ID{0xd2, 0x17, 0x7d, 0xd0, 0xea, 0xa2, 0x11, 0xde, 0xa5, 0x72, 0x00, 0x1b, 0x77, 0x9c, 0x76, 0xe3}},
+		{"uuidv7", UUIDv7{}, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f",
+			[]string{"017F22E2-79B0-7CC3-98C4-DC0C0C07398F"},
+			ID{0x01, 0x7f, 0x22, 0xe2, 0x79, 0xb0, 0x7c, 0xc3, 0x98, 0xc4, 0xdc, 0x0c, 0x0c, 0x07, 0x39, 0x8f}},
+		{"uuidv7 of every hex letter", UUIDv7{}, "0abcdeff-ffff-7fed-bcba-abcdefabcdef",
+			[]string{"0ABCDEFF-FFFF-7FED-BCBA-ABCDEFABCDEF"},
+			ID{0x0a, 0xbc, 0xde, 0xff, 0xff, 0xff, 0x7f, 0xed, 0xbc, 0xba, 0xab, 0xcd, 0xef, 0xab, 0xcd, 0xef}},
+	}
+	for _, tt := range tests {
+		for _, text := range append([]string{tt.canonical}, tt.others...) {
+			t.Run(tt.name+" "+text, func(t *testing.T) {
+				got, err := tt.kind.Parse(text)
+				if err != nil || got != tt.want {
+					t.Fatalf("Parse(%q) = %x, %v; want %x", text, got, err, tt.want)
+				}
+				if got := tt.kind.Format(got); got != tt.canonical {
+					t.Errorf("Format = %q, want %q", got, tt.canonical)
+				}
+			})
+		}
+	}
+	refused := []struct {
+		kind Kind
+		text string
+	}{
+		{ULID{}, "01arz3ndektsv4rrffq69g5fau"}, // u is not Crockford, in either case
+		{ULID{}, "01arz3ndektsv4rrffq69g5fa{"}, // the byte after z
+		{ULID{}, "01arz3ndektsv4rrffq69g5fa`"}, // the byte before a
+		{ULID{}, "01ARZ3NDEKTSV4RRFFQ69G5FA["}, // the byte after Z
+		{ULID{}, "01ARZ3NDEKTSV4RRFFQ69G5FA@"}, // the byte before A
+		{TimeUUID{}, "D2177DD0-EAA2-11DE-A572-001B779C76EG"},
+		{TimeUUID{}, "d2177dd0-eaa2-11de-a572-001b779c76eg"},
+		{UUIDv7{}, "017F22E2-79B0-7CC3-98C4-DC0C0C07398@"},
+		{UUIDv7{}, "017f22e2-79b0-7cc3-98c4-dc0c0c07398`"},
+		{UUIDv7{}, "017f22e2-79b0-7cc3-98c4-dc0c0c07398/"},
+		{UUIDv7{}, "017f22e2-79b0-7cc3-98c4-dc0c0c07398:"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.kind.Name()+" refuses "+tt.text, func(t *testing.T) {
+			if got, err := tt.kind.Parse(tt.text); !errors.Is(err, ErrMalformedID) {
+				t.Errorf("Parse(%q) = %x, %v; want ErrMalformedID", tt.text, got, err)
+			}
+		})
+	}
+}
