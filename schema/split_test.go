@@ -3,6 +3,8 @@ package schema_test
 import (
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -28,6 +30,18 @@ func TestSplitStatements(t *testing.T) {
 		{"block comment removed", "A /* x; y */ B;", []string{"A   B"}, false},
 		{"comment only", "-- nothing here;\n/* nor; here */", nil, false},
 		{"quote inside a comment", "-- don't\nA;", []string{"A"}, false},
+		// A literal that closes on the last byte of the text, or right
+		// before the ';', ends the statement there.
+		{"string closes the text", "INSERT INTO t (v) VALUES ('a;b')", []string{"INSERT INTO t (v) VALUES ('a;b')"}, false},
+		{"text is one string", "'a;b'", []string{"'a;b'"}, false},
+		{"string before the semicolon", "UPDATE t SET v = 'x';B", []string{"UPDATE t SET v = 'x'", "B"}, false},
+		{"escaped quote closes the text", "X 'it'''", []string{"X 'it'''"}, false},
+		{"escaped quote before the semicolon", "X 'it''';Y", []string{"X 'it'''", "Y"}, false},
+		{"empty string before the semicolon", "X '';Y", []string{"X ''", "Y"}, false},
+		{"identifier closes the text", `SELECT "a;b"`, []string{`SELECT "a;b"`}, false},
+		{"identifier before the semicolon", `SELECT "x";B`, []string{`SELECT "x"`, "B"}, false},
+		{"escaped quote is not a close", "X 'it''", nil, true},
+		{"lone quote", "'", nil, true},
 		{"unterminated string", "A 'oops;", nil, true},
 		{"unterminated identifier", `A "oops;`, nil, true},
 		{"unterminated comment", "A /* oops;", nil, true},
@@ -105,5 +119,54 @@ func TestLoadMigrationsErrors(t *testing.T) {
 				t.Errorf("got %v, %v; want ErrBadMigration", got, err)
 			}
 		})
+	}
+}
+
+// LoadMigrations orders by the parsed version number, not by file name:
+// 2_two.cql comes before 10_ten.cql, and leading zeros do not matter. Only
+// regular files at the root whose names end in ".cql" (lower case) are
+// read; anything else is skipped without being parsed, even when its name
+// or content would be refused.
+func TestLoadMigrationsOrderAndFilter(t *testing.T) {
+	stmt := func(name string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("CREATE TABLE " + name + " (k int PRIMARY KEY);")}
+	}
+	bad := &fstest.MapFile{Data: []byte("A 'unterminated;")}
+	fsys := fstest.MapFS{
+		"10_ten.cql":         stmt("ten"),
+		"2_two.cql":          stmt("two"),
+		"0003_three.cql":     stmt("three"),
+		"1_one.cql":          stmt("one"),
+		"100_hundred.cql":    stmt("hundred"),
+		"9_nine.cql":         stmt("nine"),
+		"README.md":          bad,
+		"4_four.cql.bak":     bad,
+		"5_five.CQL":         bad,
+		"6_six.cql~":         bad,
+		"7_seven.txt":        bad,
+		"notes":              bad,
+		"8_eight.cql/x.cql":  bad, // 8_eight.cql is a directory
+		"sub/11_eleven.cql":  bad,
+		".12_hidden.cqlx":    bad,
+		"13_thirteen.cql.gz": bad,
+	}
+	ms, err := schema.LoadMigrations(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		got = append(got, strconv.Itoa(m.Version)+" "+m.Name+": "+strings.Join(m.Statements, "; "))
+	}
+	want := []string{
+		"1 one: CREATE TABLE one (k int PRIMARY KEY)",
+		"2 two: CREATE TABLE two (k int PRIMARY KEY)",
+		"3 three: CREATE TABLE three (k int PRIMARY KEY)",
+		"9 nine: CREATE TABLE nine (k int PRIMARY KEY)",
+		"10 ten: CREATE TABLE ten (k int PRIMARY KEY)",
+		"100 hundred: CREATE TABLE hundred (k int PRIMARY KEY)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
