@@ -39,6 +39,12 @@ func TestLint(t *testing.T) {
 		// Daily windows for 60 days: 60 windows; the derived window would be 2 days.
 		{"too many compaction windows", func(v *schema.View) { v.CompactionWindow, v.TTL = 24*time.Hour, 60*24*time.Hour },
 			[]string{schema.RuleCompactionWindows}},
+		// The limit is 50 windows, counted rounding up: 50 days of daily
+		// windows pass, one second more is 51 windows.
+		{"exactly 50 compaction windows", func(v *schema.View) { v.CompactionWindow, v.TTL = 24*time.Hour, 50*24*time.Hour }, nil},
+		{"one second over 50 compaction windows", func(v *schema.View) {
+			v.CompactionWindow, v.TTL = 24*time.Hour, 50*24*time.Hour+time.Second
+		}, []string{schema.RuleCompactionWindows}},
 		{"explicit window within the limit", func(v *schema.View) { v.CompactionWindow, v.TTL = 48*time.Hour, 60*24*time.Hour }, nil},
 		{"derived window never too many", func(v *schema.View) { v.TTL = schema.MaxTTL }, nil},
 		{"everything at once", func(v *schema.View) {
@@ -109,5 +115,19 @@ func TestGeneratedDDLPassesLint(t *testing.T) {
 		if err := schema.LintStatement(s); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestLintCompactionWindowsMessage pins the numbers the compaction_windows
+// finding reports one second past the limit.
+func TestLintCompactionWindowsMessage(t *testing.T) {
+	v := testView()
+	v.CompactionWindow, v.TTL = 24*time.Hour, 50*24*time.Hour+time.Second
+	got := schema.Lint([]schema.View{v})
+	want := []schema.Finding{{View: "events", Rule: schema.RuleCompactionWindows,
+		Message: "a TTL of 1200h0m1s spans 51 compaction windows of 24h0m0s, more than 50: " +
+			"leave CompactionWindow zero to derive one (2 DAYS), or widen it"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
