@@ -169,6 +169,14 @@ func TestMetricsStatementsAndReads(t *testing.T) {
 				tc.table, tc.op, tc.cl, tc.outcome, n, sum, tc.atLeast)
 		}
 	}
+	// Healthy reads are never errors: the presence-index query of a dense
+	// read is awaited, not cancelled, and a cancel would not be an error.
+	for _, table := range []string{"messages_by_channel", presence} {
+		if n, _ := histogramOf(t, reg, "tsbucket_cql_statement_duration_seconds",
+			"table", table, "operation", "select", "consistency", "LOCAL_QUORUM", "outcome", "error"); n != 0 {
+			t.Errorf("%d healthy selects of %s counted as errors", n, table)
+		}
+	}
 	if got := counterOf(t, reg, "tsbucket_cql_statement_attempts_total", append(channel, "operation", "insert")...); got < 10 {
 		t.Errorf("insert attempts = %v, want >= 10", got)
 	}
@@ -339,7 +347,7 @@ func (b *syncBuffer) String() string {
 // sampled trace shows the same tombstones.
 func TestMetricsTombstones(t *testing.T) {
 	localCluster(t) // relies on the harness's tombstone_warn_threshold
-	r, _, reg, _, _ := openMetricsChat(t, metrics.Config{TraceSampleRate: 1, TraceWait: 10 * time.Second})
+	r, m, reg, _, _ := openMetricsChat(t, metrics.Config{TraceSampleRate: 1, TraceWait: 10 * time.Second})
 	const written, deleted = 30, 3 * tombstoneWarnThreshold / 2
 	msgs := chatInOneBucket(t, 3, 13, written)
 	if err := r.PutMany(t.Context(), msgs); err != nil {
@@ -357,6 +365,10 @@ func TestMetricsTombstones(t *testing.T) {
 	p, err := r.Latest(t.Context(), "messages_by_channel", repo.Key{int64(3)}, written)
 	if err != nil || len(p.Items) != written-deleted {
 		t.Fatalf("latest: %d items, %v; want %d", len(p.Items), err, written-deleted)
+	}
+	// Traces are read by a background worker, off the read path.
+	if err := m.WaitTraces(t.Context()); err != nil {
+		t.Fatalf("wait for traces: %v", err)
 	}
 	table := []string{"table", "messages_by_channel"}
 	if got := counterOf(t, reg, "tsbucket_tombstone_warnings_total", table...); got < 1 {
