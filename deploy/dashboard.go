@@ -64,7 +64,7 @@ func sections() []section {
 		{"Throughput and errors", []panelSpec{
 			{"Requests per second by table and operation", "Every attempt of every statement, every page of a read.", "reqps",
 				[]querySpec{{sumRate("table, operation", "tsbucket_cql_statement_attempts_total", ""), "{{table}} {{operation}}"}}},
-			{"Errors per second by class", "Failed requests: timeout, unavailable, overloaded, write_failure, read_failure, canceled, other.", "reqps",
+			{"Errors per second by class", "Failed requests: timeout, unavailable, overloaded, write_failure, read_failure, other (canceled requests are not failures).", "reqps",
 				[]querySpec{{sumRate("class", "tsbucket_cql_errors_total", ""), "{{class}}"}}},
 			{"Error ratio by table", "Failed requests over all requests.", "percentunit",
 				[]querySpec{{sumRate("table", latency+"_count", `outcome="error"`) + " / " + sumRate("table", latency+"_count", ""), "{{table}}"}}},

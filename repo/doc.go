@@ -1,34 +1,89 @@
 // Package repo is the repository: it writes each item to every denormalized view of
 // its type and reads a view by walking its time buckets.
 //
-// Writes. Put writes one item to every view concurrently, one partition per
-// statement, all with the same write timestamp and deterministic primary keys, and
-// marks every statement idempotent: retrying a Put that failed part-way is harmless
-// and converges every view to the same row. A partial failure returns a *PutError
-// naming the views that failed. PutMany groups rows by partition and sends
-// single-partition unlogged batches under the server's batch warning threshold; it
-// never builds a batch that spans partitions. Options.Atomic trades latency for
-// all-or-nothing visibility with a logged batch (see Options.Atomic).
+// # Writes
 //
-// Reads. A read names a view and its key. The walk starts at the newest bucket of
-// interest (or at the cursor) and passes the remaining LIMIT to one single-partition
-// query per bucket, stopping as soon as the page is full or a floor is reached: the
-// key's first bucket (from the presence index), now minus the view's TTL (expired
-// buckets are never read), Options.MaxLookback, or Options.EmptyBucketBudget.
-// Buckets that hold nothing are skipped through the presence index; for keys that
-// have no index entries (data written by other tools) the walk probes ahead in
-// parallel after Options.ProbeAfter empty buckets.
+// Put writes one item to every view concurrently, one partition per statement,
+// all with the same write timestamp and deterministic primary keys, and marks
+// every statement idempotent. PutMany groups rows by partition and sends
+// single-partition unlogged batches under the server's batch warning threshold;
+// it never builds a batch that spans partitions. Options.Atomic trades latency
+// for all-or-nothing visibility with a logged batch. Bad input (an unknown view,
+// an ID the view's kind rejects, an oversized value, a bad TTL) returns a typed
+// error before any statement is sent: nothing is half-written because of it.
 //
-// Cursors are opaque, versioned, bound to the view, key, direction and range, and
-// HMAC-signed when Options.CursorSecret is set. A page continues exactly after the
-// last item returned, across bucket boundaries, with no gap and no duplicate.
+// # What a retry does
 //
-// Repair re-derives the other views of a key's time range from a base view,
-// with each row's original write time and remaining TTL, for the rows a failed
-// fan-out never reached.
+// Last write wins, row by row, by write timestamp; a delete wins a tie. A Put,
+// PutMany or Delete that fails part-way returns a *PutError that names the views
+// that failed and carries the call's timestamp. Retrying with RetryOf(err)
+// reuses that timestamp, which is always safe: it converges every view to what
+// the first attempt would have written, and anything written in between with a
+// later timestamp (a Delete, an edit) still wins. Retrying with a fresh
+// timestamp is not safe after a partial failure: it would bring back an item
+// deleted in between, or undo an edit, in every view. A call that failed with
+// any other error sent nothing, and a plain retry is fine.
 //
-// Identical concurrent reads are coalesced into one walk. Bad input (an empty key, a
-// limit out of range, a malformed or foreign cursor, an unknown view, an ID the
-// view's kind rejects, an oversized value) returns a typed error before any
-// statement is sent.
+// # What is alive
+//
+// A row lives for its TTL from its write (Cassandra's rule), whatever the time
+// in its ID: a reading uploaded weeks late lives as long as one uploaded on
+// time. The TTL of a write is WithTTL, else Options.TTL, else the view's. It may
+// be shorter than the view's TTL but never longer (ErrBadTTL; WithTTL(0), no
+// expiry, counts as longer on a view with a TTL): a longer-lived row would keep
+// TimeWindowCompactionStrategy from dropping its SSTable and outlive what the
+// view's schema promises. An item may be stamped at most Options.MaxFutureSkew
+// ahead of the writer's clock (default 1 hour; further is ErrBadID).
+//
+// # What a read returns
+//
+// A read names a view and its key, and returns every live item of the key in
+// [From, To) in ID order (newest-first or oldest-first), one page of Limit items
+// at a time, with no gap and no duplicate between pages. Range edges finer than
+// the ID's precision are rounded up to it, so From <= time < To holds exactly.
+// The walk passes the remaining limit to one single-partition query per bucket
+// and stops as soon as the page is full. Floors never hide a live row:
+//
+//   - With the presence index (the default), the index is the floor: it lists
+//     the buckets whose entries are alive, each entry outliving the rows it
+//     stands for, so the walk reads exactly the buckets that can hold live
+//     rows, however old their IDs are, and none that cannot. Its upper end is
+//     open, so items stamped ahead of the reader's clock are read first,
+//     newest-first as oldest-first. Keys with no entry at all (data written by
+//     other tools) are probed as below.
+//   - Without it (Options.NoPresenceIndex), the walk visits buckets one by one
+//     from MaxFutureSkew ahead of now (newest-first) or from its start
+//     (oldest-first, which then needs From, a cursor or MaxLookback), and
+//     probes ahead in parallel after Options.ProbeAfter empty buckets. Now
+//     minus the TTL is not a floor: backfilled rows live below it.
+//
+// A page ends for one reason, in ReadStats.Stop: StopFull (the Cursor continues
+// after the last item), StopEnd (nothing more: the Cursor is ""), StopBudget
+// (Options.EmptyBucketBudget empty buckets in a row, without the index) or
+// StopLookback (Options.MaxLookback before the page's start). The last two
+// return a Cursor that continues after the last bucket visited, so a caller
+// can always tell "no more data" from "stopped early" and go on.
+//
+// Cursors are opaque, versioned, bound to the view, key, direction and range,
+// and HMAC-signed when Options.CursorSecret is set. Key values are taken by
+// value: a pointer names the partition it points to.
+//
+// Identical concurrent reads are coalesced into one walk; a read that panics
+// frees its key, and the reads waiting on it get an error.
+//
+// # Deletes and repair
+//
+// Delete removes an item from every view with one timestamp. An item whose key
+// values are unset (only its ID filled in) is looked up in a view keyed by the
+// ID alone and deleted with its stored keys; without such a view that is
+// ErrBadKey. Repair re-derives the other views of a key's time range from a
+// base view, with each row's original write time and remaining TTL, for the
+// rows a failed fan-out never reached and nobody retried.
+//
+// # The executor seam
+//
+// Every statement goes through one Executor (Statement in, error or Rows out),
+// which applies the context, consistency, idempotence, metrics observers and
+// tombstone trace sampling. Options.WrapExecutor puts a layer in front of it:
+// fault injection in tests, auditing in services.
 package repo
