@@ -123,7 +123,8 @@ func (wl *workload) logf(format string, args ...any) {
 
 // chatWrite writes one message now. A FaultRate share of writes first runs
 // under a FaultTimeout deadline; when that fails, the write is retried whole
-// with the same write timestamp (idempotent fan-out) and counted as a fault.
+// with repo.RetryOf (the first attempt's write timestamp, so the retry cannot
+// undo the moderator's delete) and counted as a fault.
 func (wl *workload) chatWrite(ctx context.Context, w *worker) {
 	st := wl.stats[OpChatWrite]
 	start := time.Now()
@@ -132,17 +133,16 @@ func (wl *workload) chatWrite(ctx context.Context, w *worker) {
 		wl.done(ctx, st, start, err)
 		return
 	}
-	ts := repo.WithTimestamp(start.UnixMicro())
 	if w.rng.Float64() < wl.cfg.FaultRate {
 		fctx, cancel := context.WithTimeout(ctx, wl.cfg.FaultTimeout)
-		err = wl.chat.Put(fctx, &m, ts)
+		err = wl.chat.Put(fctx, &m)
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			st.faults.Add(1)
-			err = wl.chat.Put(ctx, &m, ts)
+			err = wl.chat.Put(ctx, &m, repo.RetryOf(err))
 		}
 	} else {
-		err = wl.chat.Put(ctx, &m, ts)
+		err = wl.chat.Put(ctx, &m)
 	}
 	wl.done(ctx, st, start, err)
 	if err == nil {
