@@ -118,7 +118,7 @@ func (r *Repo[T]) lookup(ctx context.Context, v *view, id bucket.ID, cl gocql.Co
 	s := Statement{Table: v.spec.Name, Op: "select", CQL: st.cql, Names: st.names,
 		Args: []any{idToCQL(v.spec.ID.Type, id), 1}, Consistency: cl, PageSize: 1}
 	it := r.executor.Query(ctx, s)
-	found := it.StructScan(&item)
+	found := scanItem(it, &item)
 	if err := it.Close(); err != nil {
 		return item, fmt.Errorf("select %s: %w", v.spec.Name, err)
 	}

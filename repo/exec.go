@@ -41,6 +41,8 @@ type Rows interface {
 	// StructScan copies the next row into the struct dest points to, by
 	// column name (gocqlx conventions).
 	StructScan(dest any) bool
+	// MapScan copies the next row into m, by column name.
+	MapScan(m map[string]any) bool
 	// Warnings are the server's warnings attached to the response.
 	Warnings() []string
 	// Close releases the iterator and returns the query's error, if any.

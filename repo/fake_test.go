@@ -296,6 +296,17 @@ func (r *fakeRows) StructScan(dest any) bool {
 	return true
 }
 
+func (r *fakeRows) MapScan(m map[string]any) bool {
+	if r.err != nil || r.next >= len(r.rows) {
+		return false
+	}
+	for _, col := range r.cols {
+		m[col] = r.rows[r.next][col]
+	}
+	r.next++
+	return true
+}
+
 func (r *fakeRows) Warnings() []string { return nil }
 func (r *fakeRows) Close() error       { return r.err }
 

@@ -34,9 +34,9 @@ type view struct {
 	spec     schema.View
 	table    string   // keyspace.name
 	columns  []string // item columns: key..., id, values...
-	keyPaths [][]int  // field traversals of the key columns
-	idPath   []int
-	colPaths [][]int // traversals of columns, same order as columns
+	idIdx    int      // position of the ID in columns
+	colPaths [][]int  // field traversals of columns, same order as columns; nil for Record
+	record   bool     // items are Records: columns by name, no struct fields
 	stmts    statements
 	idInKey  bool // the ID is (part of) the partition key: one row per ID
 	ttl      int  // seconds, the effective default TTL of writes
@@ -78,8 +78,8 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 		return nil, fmt.Errorf("%w: no views", ErrBadOptions)
 	}
 	t := reflect.TypeFor[T]()
-	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("%w: %s is not a struct", ErrBadItem, t)
+	if t.Kind() != reflect.Struct && t != recordType {
+		return nil, fmt.Errorf("%w: %s is not a struct (or repo.Record)", ErrBadItem, t)
 	}
 	opts = opts.withDefaults()
 	r := &Repo[T]{
@@ -97,8 +97,10 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 			return nil, fmt.Errorf("%w: WrapExecutor returned nil", ErrBadOptions)
 		}
 	}
-	if err := r.checkReservedFields(t); err != nil {
-		return nil, err
+	if t != recordType {
+		if err := r.checkReservedFields(t); err != nil {
+			return nil, err
+		}
 	}
 	for _, spec := range views {
 		v, err := r.newView(t, spec)
@@ -162,13 +164,15 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	for _, c := range spec.Values {
 		v.columns = append(v.columns, c.Name)
 	}
-	paths, err := fieldPaths(r.mapper, t, v.columns)
-	if err != nil {
-		return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
+	v.idIdx = idIdx
+	if v.record = t == recordType; !v.record {
+		paths, err := fieldPaths(r.mapper, t, v.columns)
+		if err != nil {
+			return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
+		}
+		v.colPaths = paths
 	}
-	v.colPaths = paths
-	v.keyPaths = paths[:len(spec.Key)]
-	v.idPath = paths[idIdx]
+	var err error
 	if v.stmts, err = buildStatements(r.keyspace, spec, v.columns, v.idInKey); err != nil {
 		return nil, err
 	}

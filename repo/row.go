@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/gocql/gocql"
-	"github.com/scylladb/go-reflectx"
 
 	"github.com/tsbucket/tsbucket/bucket"
 )
@@ -43,7 +42,11 @@ func (r *Repo[T]) rowsOf(item *T) ([]row, error) {
 
 func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
 	rw := row{v: v, item: iv}
-	id, err := idFromValue(v.spec.Kind, reflectx.FieldByIndexesReadOnly(iv, v.idPath))
+	idv := v.col(iv, v.idIdx)
+	if !idv.IsValid() {
+		return rw, fmt.Errorf("%w: no value for %s", ErrBadID, v.spec.ID.Name)
+	}
+	id, err := idFromValue(v.spec.Kind, idv)
 	if err != nil {
 		return rw, err
 	}
@@ -53,17 +56,20 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
 			return rw, fmt.Errorf("%w: %w", ErrBadID, err)
 		}
 	}
-	rw.key = make(Key, len(v.keyPaths))
-	for i, p := range v.keyPaths {
+	rw.key = make(Key, len(v.spec.Key))
+	for i := range rw.key {
 		// A pointer field is stored by the value it points to: the pointer
 		// itself would name the partition by its address.
-		rw.key[i] = derefValue(reflectx.FieldByIndexesReadOnly(iv, p))
+		rw.key[i] = derefValue(v.col(iv, i))
 	}
-	if err := rw.key.validate(len(v.keyPaths)); err != nil {
+	if err := rw.key.validate(len(v.spec.Key)); err != nil {
 		return rw, err
 	}
-	for i, p := range v.colPaths {
-		f := reflectx.FieldByIndexesReadOnly(iv, p)
+	for i := range v.columns {
+		f := v.col(iv, i)
+		if !f.IsValid() {
+			continue // a Record without the column: null
+		}
 		if oversized(f, r.opts.MaxValueBytes) {
 			return rw, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.MaxValueBytes)
 		}
@@ -90,8 +96,10 @@ func (rw row) insertArgs(ttl int, ts int64) []any {
 	args := make([]any, len(names))
 	for i, name := range names {
 		switch {
-		case i < len(rw.v.colPaths):
-			args[i] = reflectx.FieldByIndexesReadOnly(rw.item, rw.v.colPaths[i]).Interface()
+		case i < len(rw.v.columns):
+			if f := rw.v.col(rw.item, i); f.IsValid() {
+				args[i] = f.Interface()
+			}
 		case name == bindTTL:
 			args[i] = ttl
 		case name == bindTS:
@@ -149,6 +157,9 @@ func (rw row) presenceWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
 // derefValue returns the value v holds, following pointers; a nil pointer is
 // returned as nil (an unset key value).
 func derefValue(v reflect.Value) any {
+	if !v.IsValid() {
+		return nil
+	}
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {
 			return nil

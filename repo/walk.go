@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
-	"github.com/scylladb/go-reflectx"
 
 	"github.com/tsbucket/tsbucket/bucket"
 )
@@ -289,8 +288,7 @@ func (w *walk[T]) boundaryCursor() string {
 }
 
 func (w *walk[T]) cursorAfter(item *T) string {
-	f := reflectx.FieldByIndexesReadOnly(indirect(item), w.v.idPath)
-	id, err := idFromValue(w.v.spec.Kind, f)
+	id, err := idFromValue(w.v.spec.Kind, w.v.col(indirect(item), w.v.idIdx))
 	if err != nil {
 		// The row came from the database through this view's own column: a
 		// failure here means the stored ID is one the kind rejects.
@@ -349,7 +347,7 @@ func (w *walk[T]) fetch(ctx context.Context, b bucket.Bucket, limit int) ([]T, e
 	rows := make([]T, 0, min(limit, 64))
 	for {
 		var t T
-		if !it.StructScan(&t) {
+		if !scanItem(it, &t) {
 			break
 		}
 		rows = append(rows, t)
