@@ -248,8 +248,8 @@ func BenchmarkPresenceCache(b *testing.B) {
 func BenchmarkDecodeRow(b *testing.B) {
 	r := benchRepo(b, Options{})
 	v := r.views["messages_by_channel"]
-	bigint := gocql.NewNativeType(4, gocql.TypeBigInt, "")
-	text := gocql.NewNativeType(4, gocql.TypeText, "")
+	bigint := nativeType(gocql.TypeBigInt)
+	text := nativeType(gocql.TypeText)
 	m := benchMessage(b)
 	cols := make([][]byte, len(v.columns))
 	types := make([]gocql.TypeInfo, len(v.columns))
