@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,40 +9,73 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compose-spec/compose-go/v2/cli"
+	"github.com/compose-spec/compose-go/v2/types"
+
 	"github.com/tsbucket/tsbucket/internal/provision"
 )
 
 const composeFile = "../docker-compose.yml"
 
-type compose struct {
-	Services map[string]service `yaml:"services"`
-}
-
-type service struct {
-	Image string `yaml:"image"`
-	Build struct {
-		Context    string `yaml:"context"`
-		Dockerfile string `yaml:"dockerfile"`
-	} `yaml:"build"`
-	Command     []string                              `yaml:"command"`
-	Ports       []string                              `yaml:"ports"`
-	Volumes     []string                              `yaml:"volumes"`
-	DependsOn   map[string]struct{ Condition string } `yaml:"depends_on"`
-	Healthcheck struct {
-		Test []string `yaml:"test"`
-	} `yaml:"healthcheck"`
-	Environment map[string]string `yaml:"environment"`
-}
-
-func readCompose(t *testing.T) compose {
+// loadCompose loads docker-compose.yml with compose-go, the loader the
+// docker compose plugin itself uses: schema validation, interpolation,
+// normalization and the consistency checks (unknown services in
+// depends_on, undefined volumes or networks) all run, so a file the
+// plugin would refuse fails here, without the plugin or an engine.
+// Paths stay as written (relative to the repository root) so that tests
+// can compare them with the mounts they expect.
+func loadCompose(t *testing.T, files ...string) (*types.Project, error) {
 	t.Helper()
-	var c compose
-	readYAML(t, composeFile, &c)
-	return c
+	if len(files) == 0 {
+		files = []string{composeFile}
+	}
+	opts, err := cli.NewProjectOptions(files,
+		cli.WithWorkingDirectory(".."),
+		cli.WithEnv(nil), // the runner's environment must not change the result
+		cli.WithResolvedPaths(false),
+		cli.WithDiscardEnvFile)
+	if err != nil {
+		return nil, err
+	}
+	return opts.LoadProject(t.Context())
+}
+
+func readCompose(t *testing.T) *types.Project {
+	t.Helper()
+	p, err := loadCompose(t)
+	if err != nil {
+		t.Fatalf("compose-go rejects %s: %v", composeFile, err)
+	}
+	return p
+}
+
+// The loader is not a rubber stamp: files the plugin refuses are refused.
+func TestComposeLoaderRejects(t *testing.T) {
+	tests := []struct{ name, yaml string }{
+		{"unknown key", "services:\n  a:\n    image: x:1\n    imagee: y\n"},
+		{"unknown dependency", "services:\n  a:\n    image: x:1\n    depends_on:\n      b:\n        condition: service_started\n"},
+		{"bad port", "services:\n  a:\n    image: x:1\n    ports: [\"127.0.0.1:notaport:80\"]\n"},
+		{"undefined volume", "services:\n  a:\n    image: x:1\n    volumes: [\"data:/data\"]\n"},
+		{"bad condition", "services:\n  a:\n    image: x:1\n    depends_on:\n      b:\n        condition: when_ready\n  b:\n    image: x:1\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "compose.yml")
+			if err := os.WriteFile(path, []byte("name: broken\n"+tc.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := loadCompose(t, path); err == nil {
+				t.Errorf("compose-go accepted:\n%s", tc.yaml)
+			}
+		})
+	}
 }
 
 func TestComposeServices(t *testing.T) {
 	c := readCompose(t)
+	if c.Name != "tsbucket" {
+		t.Errorf("project name %q, want tsbucket", c.Name)
+	}
 	for _, name := range []string{"scylla", "demo", "prometheus", "grafana"} {
 		if _, ok := c.Services[name]; !ok {
 			t.Errorf("no service %q", name)
@@ -54,26 +88,47 @@ func TestComposeServices(t *testing.T) {
 				t.Errorf("image %q is not pinned to a tag", s.Image)
 			}
 			for _, p := range s.Ports {
-				if !strings.HasPrefix(p, "127.0.0.1:") {
-					t.Errorf("port %q is published beyond localhost", p)
+				if p.HostIP != "127.0.0.1" {
+					t.Errorf("port %d is published on %q, beyond localhost", p.Target, p.HostIP)
 				}
 			}
 			for dep, d := range s.DependsOn {
-				if _, ok := c.Services[dep]; !ok {
-					t.Errorf("depends on unknown service %q", dep)
-				}
 				if d.Condition == "" {
 					t.Errorf("depends on %q without a condition", dep)
 				}
 			}
 			for _, v := range s.Volumes {
-				src, _, _ := strings.Cut(v, ":")
-				if _, err := os.Stat(filepath.Join("..", src)); err != nil {
-					t.Errorf("volume source %s: %v", src, err)
+				if v.Type != types.VolumeTypeBind {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join("..", v.Source)); err != nil {
+					t.Errorf("volume source %s: %v", v.Source, err)
 				}
 			}
 		})
 	}
+}
+
+// mounts returns a service's bind mounts as source:target[:ro], sources
+// relative to the repository root as written in the file.
+func mounts(s types.ServiceConfig) []string {
+	var out []string
+	for _, v := range s.Volumes {
+		m := v.Source + ":" + v.Target
+		if v.ReadOnly {
+			m += ":ro"
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func published(s types.ServiceConfig) []string {
+	var out []string
+	for _, p := range s.Ports {
+		out = append(out, fmt.Sprintf("%s:%s:%d", p.HostIP, p.Published, p.Target))
+	}
+	return out
 }
 
 func TestComposeScylla(t *testing.T) {
@@ -81,7 +136,7 @@ func TestComposeScylla(t *testing.T) {
 	if s.Image != provision.ScyllaImage {
 		t.Errorf("scylla image %q, want %q (internal/provision pins it)", s.Image, provision.ScyllaImage)
 	}
-	if len(s.Healthcheck.Test) == 0 {
+	if s.HealthCheck == nil || len(s.HealthCheck.Test) == 0 {
 		t.Error("scylla has no healthcheck: the demo would start before CQL answers")
 	}
 }
@@ -89,13 +144,16 @@ func TestComposeScylla(t *testing.T) {
 func TestComposeDemo(t *testing.T) {
 	c := readCompose(t)
 	s := c.Services["demo"]
+	if s.Build == nil {
+		t.Fatal("demo has no build section")
+	}
 	if s.Build.Context != "." {
 		t.Errorf("demo build context %q, want .", s.Build.Context)
 	}
 	if _, err := os.Stat(filepath.Join("..", s.Build.Dockerfile)); err != nil {
 		t.Errorf("demo Dockerfile: %v", err)
 	}
-	if got := s.DependsOn["scylla"].Condition; got != "service_healthy" {
+	if got := s.DependsOn["scylla"].Condition; got != types.ServiceConditionHealthy {
 		t.Errorf("demo depends on scylla with condition %q, want service_healthy", got)
 	}
 	for _, want := range []string{"demo", "--hosts=scylla", "--dc=datacenter1", "--metrics-addr=0.0.0.0:9464"} {
@@ -103,8 +161,8 @@ func TestComposeDemo(t *testing.T) {
 			t.Errorf("demo command %q lacks %q", s.Command, want)
 		}
 	}
-	if !slices.Contains(s.Ports, "127.0.0.1:9464:9464") {
-		t.Errorf("demo ports %q do not publish 9464", s.Ports)
+	if !slices.Contains(published(s), "127.0.0.1:9464:9464") {
+		t.Errorf("demo ports %q do not publish 9464", published(s))
 	}
 }
 
@@ -132,8 +190,8 @@ func TestComposePrometheus(t *testing.T) {
 		}
 	}
 	p := readCompose(t).Services["prometheus"]
-	if !slices.Contains(p.Volumes, "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro") {
-		t.Errorf("prometheus volumes %q do not mount deploy/prometheus/prometheus.yml", p.Volumes)
+	if !slices.Contains(mounts(p), "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro") {
+		t.Errorf("prometheus volumes %q do not mount deploy/prometheus/prometheus.yml", mounts(p))
 	}
 }
 
@@ -150,12 +208,12 @@ func TestComposeGrafana(t *testing.T) {
 	}
 	mount := "./deploy/grafana/dashboards:" + prov.Providers[0].Options.Path + ":ro"
 	for _, want := range []string{mount, "./deploy/grafana/provisioning:/etc/grafana/provisioning:ro"} {
-		if !slices.Contains(g.Volumes, want) {
-			t.Errorf("grafana volumes %q lack %q", g.Volumes, want)
+		if !slices.Contains(mounts(g), want) {
+			t.Errorf("grafana volumes %q lack %q", mounts(g), want)
 		}
 	}
-	if home := g.Environment["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"]; home != prov.Providers[0].Options.Path+"/tsbucket.json" {
-		t.Errorf("home dashboard %q is not the provisioned one", home)
+	if home := g.Environment["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"]; home == nil || *home != prov.Providers[0].Options.Path+"/tsbucket.json" {
+		t.Errorf("home dashboard %v is not the provisioned one", home)
 	}
 }
 
