@@ -33,12 +33,36 @@ func (s *sim[T]) checkStep(r *runner) {
 	}
 }
 
+// checkKeysOf reads, in both directions, the keys items have in every
+// bucketed view, and the items by ID.
+func (s *sim[T]) checkKeysOf(r *runner, items []T) {
+	for _, name := range s.f.bucketed() {
+		v := s.f.view(name)
+		done := map[any]bool{}
+		for _, it := range items {
+			key := s.f.key(name, it)
+			if done[key] {
+				continue
+			}
+			done[key] = true
+			for _, dir := range []repo.Direction{repo.NewestFirst, repo.OldestFirst} {
+				s.checkRead(r, s.readers[r.rng.IntN(len(s.readers))], v, key, timeRange{}, dir)
+			}
+		}
+	}
+	for _, it := range items {
+		s.checkByID(r, s.readers[r.rng.IntN(len(s.readers))], s.f.id(it))
+	}
+}
+
 // finalCheck reads every key of every view, in both directions, through
 // every reader, and every item by ID.
 func (s *sim[T]) finalCheck(r *runner) {
 	for _, name := range s.f.bucketed() {
 		v := s.f.view(name)
 		for _, key := range s.f.keys[name] {
+			n := s.truth.buckets(v, key)
+			r.counts["most buckets of a "+s.f.name+" key"] = max(r.counts["most buckets of a "+s.f.name+" key"], n)
 			for _, rd := range s.readers {
 				for _, dir := range []repo.Direction{repo.NewestFirst, repo.OldestFirst} {
 					s.checkRead(r, rd, v, key, timeRange{}, dir)
@@ -115,6 +139,10 @@ func (s *sim[T]) checkRead(r *runner, rd reader[T], v schema.View, key any, rg t
 			r.fatalf("%s: page %d: %v", what, pages, err)
 		}
 		checkPage(r, what, pages, q.Limit, len(p.Items), p.Cursor, p.Stats)
+		r.count("pages", 1)
+		if p.Stats.Stop == repo.StopBudget || p.Stats.Stop == repo.StopLookback {
+			r.count("pages stopped early", 1)
+		}
 		for _, it := range p.Items {
 			id := s.f.id(it)
 			if seen[id] {
@@ -139,6 +167,9 @@ func (s *sim[T]) checkRead(r *runner, rd reader[T], v schema.View, key any, rg t
 		q.Cursor = p.Cursor
 	}
 	want, maybe := s.truth.want(v, key, rg, dir == repo.NewestFirst, start, time.Now())
+	r.count("reads", 1)
+	r.count("rows expired", s.truth.expired(v, key, start))
+	r.count("rows don't care", len(maybe))
 	got = slices.DeleteFunc(got, func(it T) bool { return maybe[s.f.id(it)] })
 	if !slices.Equal(got, want) {
 		r.fatalf("%s:\n got %d items %s\nwant %d items %s\n(%d rows don't care)\n%s", what,

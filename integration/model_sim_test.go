@@ -143,6 +143,12 @@ func (s *sim[T]) do(r *runner, c call[T]) error {
 	ts := s.checkTimestamp(r, desc, c, log, handed, pe)
 	s.checkPutError(r, desc, log, err, pe)
 	s.fold(r, c, log, ts, start, end)
+	if c.rule != nil {
+		r.count("fault "+c.rule.Mode.String(), 1)
+	}
+	if c.retryOf != nil {
+		r.count("retries", 1)
+	}
 	if err != nil {
 		r.logf("  -> %v", err)
 	}

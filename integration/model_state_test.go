@@ -128,6 +128,41 @@ func (m *truth[T]) want(view schema.View, key any, rg timeRange, newestFirst boo
 	return items, maybe
 }
 
+// expired counts the rows of key in view that expired before at.
+func (m *truth[T]) expired(view schema.View, key any, at time.Time) int {
+	n := 0
+	for _, v := range m.rows[view.Name] {
+		if !v.del && !v.expHi.IsZero() && v.expHi.Add(expiryMargin).Before(at) && m.f.key(view.Name, v.item) == key {
+			n++
+		}
+	}
+	return n
+}
+
+// lastExpiry is the latest expiry of a row that expires within a minute.
+func (m *truth[T]) lastExpiry() time.Time {
+	var last time.Time
+	for _, rows := range m.rows {
+		for _, v := range rows {
+			if v.expHi.After(last) && time.Until(v.expHi) < time.Minute {
+				last = v.expHi
+			}
+		}
+	}
+	return last
+}
+
+// buckets counts the buckets holding rows of key in view, dead or alive.
+func (m *truth[T]) buckets(view schema.View, key any) int {
+	seen := map[int64]bool{}
+	for _, v := range m.rows[view.Name] {
+		if m.f.key(view.Name, v.item) == key {
+			seen[m.presenceOf(view, v.item).bucket] = true
+		}
+	}
+	return len(seen)
+}
+
 // times returns the times of every row of key in view, dead or alive: the
 // candidates for range edges.
 func (m *truth[T]) times(view string, key any) []time.Time {

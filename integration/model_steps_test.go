@@ -61,6 +61,10 @@ func (s *sim[T]) faulty(r *runner) {
 	for i, it := range c.items {
 		ids[i] = s.f.id(it)
 	}
+	if r.rng.IntN(2) == 0 {
+		// Before the retry, the views that missed the write must not show it.
+		s.checkKeysOf(r, c.items)
+	}
 	s.hot = append(s.hot, ids...)
 	retry := call[T]{op: c.op, items: c.items, ttl: c.ttl, retryOf: err}
 	r.later(1+r.rng.IntN(6), func() {

@@ -17,7 +17,7 @@ import (
 var (
 	modelSeed  = flag.Int64("model.seed", 0, "TestModel: run only this seed (0: seeds 1..model.seeds)")
 	modelSeeds = flag.Int("model.seeds", 4, "TestModel: how many seeds to run")
-	modelSteps = flag.Int("model.steps", 150, "TestModel: steps per seed")
+	modelSteps = flag.Int("model.steps", 250, "TestModel: steps per seed")
 )
 
 // TestModel is a randomized stateful test of the repository's contract
@@ -52,7 +52,7 @@ func TestModel(t *testing.T) {
 
 func runModel(t *testing.T, seed int64, steps int) {
 	ks, s := refKeyspace(t)
-	r := &runner{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x7a6d))}
+	r := &runner{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x7a6d)), counts: map[string]int{}}
 	chat := newSim(r, s, ks, chatFlavor(seed))
 	iot := newSim(r, s, ks, iotFlavor(seed))
 	actors := []actor{chat, iot}
@@ -67,10 +67,14 @@ func runModel(t *testing.T, seed int64, steps int) {
 		}
 	}
 	r.runAll()
+	// Let every short TTL run out, so the final reads see expired rows gone.
+	for _, at := range []time.Time{chat.truth.lastExpiry(), iot.truth.lastExpiry()} {
+		time.Sleep(time.Until(at.Add(expiryMargin)))
+	}
 	for _, a := range actors {
 		a.finalCheck(r)
 	}
-	t.Logf("seed %d: %d steps, %d chat and %d iot items, %v", seed, steps, len(chat.ids), len(iot.ids), time.Since(start).Round(time.Millisecond))
+	t.Logf("seed %d: %d steps, %d chat and %d iot items, %v; %v", seed, steps, len(chat.ids), len(iot.ids), time.Since(start).Round(time.Millisecond), r.counts)
 }
 
 // actor is one flavor's sim, whatever its item type.
@@ -121,6 +125,7 @@ type runner struct {
 	step    int
 	trace   []string
 	retries []retry
+	counts  map[string]int // what the seed exercised, logged at its end
 }
 
 type retry struct {
@@ -161,6 +166,8 @@ func (r *runner) runAll() {
 func (r *runner) duration(d time.Duration) time.Duration {
 	return time.Duration(r.rng.Int64N(int64(d)))
 }
+
+func (r *runner) count(what string, n int) { r.counts[what] += n }
 
 func (r *runner) logf(format string, args ...any) {
 	r.trace = append(r.trace, fmt.Sprintf("step %d: ", r.step)+fmt.Sprintf(format, args...))
