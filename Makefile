@@ -40,3 +40,16 @@ bench-cluster:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz . -fuzztime 30s ./bucket
+
+# TestModel (integration/model_test.go), the randomized model test of the
+# repository's rules, over many seeds: `make model SEEDS=200`, one seed with
+# `make model SEED=17`. Seeds run MODEL_PARALLEL at a time, each on its own
+# keyspace; a failure prints its seed and the steps that led there.
+SEEDS ?= 50
+SEED ?=
+MODEL_PARALLEL ?= 4
+.PHONY: model
+model:
+	scripts/ensure-deps.sh
+	$(GO) test -count=1 -timeout 180m -parallel $(MODEL_PARALLEL) -run '^TestModel$$' ./integration \
+		-model.seeds=$(SEEDS) $(if $(SEED),-model.seed=$(SEED))
