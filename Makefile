@@ -43,8 +43,8 @@ fuzz:
 
 # TestModel (integration/model_test.go), the randomized model test of the
 # repository's rules, over many seeds: `make model SEEDS=200`, one seed with
-# `make model SEED=17`. Seeds run MODEL_PARALLEL at a time, each on its own
-# keyspace; a failure prints its seed and the steps that led there.
+# `make model SEED=17`. Seeds run MODEL_PARALLEL at a time, each on keys of
+# its own; a failure prints its seed and the steps that led there.
 SEEDS ?= 50
 SEED ?=
 MODEL_PARALLEL ?= 4

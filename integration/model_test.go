@@ -21,20 +21,25 @@ var (
 )
 
 // TestModel is a randomized stateful test of the repository's contract
-// against a real node. Per seed, on a fresh keyspace, it runs random steps on
-// the chat views (snowflake IDs, ten-day buckets over two years) and the IoT
-// views (TimeUUID IDs, daily and hourly buckets over six weeks, 30-day TTL,
-// backfill older than it): Put, PutMany, edits, deletes (also with the
-// timestamp of the newest write: a tombstone wins the tie), writes that fail
-// part-way (a statement failed before it is sent, or after it was applied)
-// retried later with RetryOf, rows with a 2-5 s TTL that expire during the
-// run, items stamped up to 50 minutes ahead, and writes that must be refused.
-// Every few steps it reads a key page by page, both directions, random page
-// sizes and ranges, through the writer and through repositories whose clocks
-// are 3 days ahead and 20 minutes behind, and compares with a model kept per
-// view. A failure names the seed; rerun it with -model.seed=N.
+// against a real node. Per seed, on keys of its own in a fresh keyspace, it
+// runs random steps on the chat views (snowflake IDs, ten-day buckets over
+// two years) and the IoT views (TimeUUID IDs, daily and hourly buckets over
+// six weeks, 30-day TTL, backfill older than it): Put, PutMany, edits,
+// deletes (also with the timestamp of the newest write: a tombstone wins the
+// tie), writes that fail part-way (a statement failed before it is sent, or
+// after it was applied) retried later with RetryOf, rows with a 2-5 s TTL
+// that expire during the run, items stamped up to 50 minutes ahead, and
+// writes that must be refused. Every few steps it reads a key page by page,
+// both directions, random page sizes and ranges, through the writer and
+// through repositories whose clocks are 3 days ahead and 20 minutes behind,
+// and compares with a model kept per view. A failure names the seed; rerun
+// it with -model.seed=N (make model SEED=N).
 func TestModel(t *testing.T) {
-	cluster(t)
+	// One keyspace for all seeds: each seed's keys are its own (flavors
+	// offset them by the seed), so no seed sees another's rows, and parallel
+	// seeds do not each wait on schema changes (keyspace creation timed out
+	// on a busy node with six seeds at once).
+	ks, s := refKeyspace(t)
 	seeds := []int64{*modelSeed}
 	if *modelSeed == 0 {
 		seeds = seeds[:0]
@@ -45,13 +50,12 @@ func TestModel(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			t.Parallel()
-			runModel(t, seed, *modelSteps)
+			runModel(t, s, ks, seed, *modelSteps)
 		})
 	}
 }
 
-func runModel(t *testing.T, seed int64, steps int) {
-	ks, s := refKeyspace(t)
+func runModel(t *testing.T, s *gocql.Session, ks string, seed int64, steps int) {
 	r := &runner{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x7a6d)), counts: map[string]int{}}
 	chat := newSim(r, s, ks, chatFlavor(seed))
 	iot := newSim(r, s, ks, iotFlavor(seed))
