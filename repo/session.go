@@ -4,6 +4,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
+	"net"
+	"net/netip"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -30,6 +35,21 @@ type SessionConfig struct {
 	// Logger receives the driver's own log lines; nil keeps gocql's default
 	// (the standard logger), which a service usually wants to redirect.
 	Logger gocql.StdLogger
+
+	// AddressMap rewrites the addresses the cluster reports for its nodes
+	// (system.local and system.peers, and node events) before the driver
+	// dials them: "ip:port" as the node reports it -> "ip:port" this client
+	// can reach. A node the map does not name is dialed as reported. It is
+	// what a cluster behind NAT needs, such as a container under Docker
+	// Desktop or a remote engine, which reports its internal address
+	// (172.17.0.2:9042) while the client can only reach a published port
+	// (127.0.0.1:32768). Both sides must be IP literals with a port.
+	AddressMap map[string]string
+	// DisableInitialHostLookup makes the driver connect only to Hosts and
+	// skip the discovery of peers when it starts. Token-aware routing then
+	// knows only those hosts; use it for a single node, or a proxy, whose
+	// reported address is unreachable and not known in advance.
+	DisableInitialHostLookup bool
 }
 
 // ErrBadSessionConfig reports an unusable SessionConfig.
@@ -49,6 +69,9 @@ func (c SessionConfig) Validate() error {
 	case c.Password != "" && c.Username == "":
 		return fmt.Errorf("%w: password without username", ErrBadSessionConfig)
 	}
+	if _, err := parseAddressMap(c.AddressMap); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadSessionConfig, err)
+	}
 	return nil
 }
 
@@ -58,7 +81,18 @@ func (c SessionConfig) String() string {
 	if c.Username != "" {
 		auth = "user " + c.Username
 	}
-	return fmt.Sprintf("hosts=%v dc=%s keyspace=%q auth=%s tls=%t", c.Hosts, c.Datacenter, c.Keyspace, auth, c.TLS != nil)
+	out := fmt.Sprintf("hosts=%v dc=%s keyspace=%q auth=%s tls=%t", c.Hosts, c.Datacenter, c.Keyspace, auth, c.TLS != nil)
+	if len(c.AddressMap) > 0 {
+		var pairs []string
+		for _, from := range slices.Sorted(maps.Keys(c.AddressMap)) {
+			pairs = append(pairs, from+"->"+c.AddressMap[from])
+		}
+		out += " addresses=" + strings.Join(pairs, ",")
+	}
+	if c.DisableInitialHostLookup {
+		out += " host-lookup=off"
+	}
+	return out
 }
 
 // GoString keeps %#v from printing the password.
@@ -108,7 +142,46 @@ func (c SessionConfig) ClusterConfig() (*gocql.ClusterConfig, error) {
 	if c.TLS != nil {
 		cc.SslOpts = &gocql.SslOptions{Config: c.TLS.Clone(), EnableHostVerification: !c.TLS.InsecureSkipVerify}
 	}
+	cc.DisableInitialHostLookup = c.DisableInitialHostLookup
+	if len(c.AddressMap) > 0 {
+		m, _ := parseAddressMap(c.AddressMap) // checked by Validate
+		cc.AddressTranslator = gocql.AddressTranslatorFunc(m.translate)
+	}
 	return cc, nil
+}
+
+// addressMap is a parsed SessionConfig.AddressMap.
+type addressMap map[netip.AddrPort]netip.AddrPort
+
+// parseAddressMap checks and parses m: IP literals with ports on both sides.
+func parseAddressMap(m map[string]string) (addressMap, error) {
+	out := make(addressMap, len(m))
+	for from, to := range m {
+		f, err := netip.ParseAddrPort(from)
+		if err != nil {
+			return nil, fmt.Errorf("address map key %q: want ip:port: %w", from, err)
+		}
+		t, err := netip.ParseAddrPort(to)
+		if err != nil {
+			return nil, fmt.Errorf("address map value %q for %s: want ip:port: %w", to, from, err)
+		}
+		out[netip.AddrPortFrom(f.Addr().Unmap(), f.Port())] = netip.AddrPortFrom(t.Addr().Unmap(), t.Port())
+	}
+	return out, nil
+}
+
+// translate is the driver's AddressTranslator: the mapped address of a node
+// the map names, the reported one otherwise.
+func (m addressMap) translate(ip net.IP, port int) (net.IP, int) {
+	a, ok := netip.AddrFromSlice(ip)
+	if !ok || port < 0 || port > 65535 {
+		return ip, port
+	}
+	to, ok := m[netip.AddrPortFrom(a.Unmap(), uint16(port))]
+	if !ok {
+		return ip, port
+	}
+	return net.IP(to.Addr().AsSlice()), int(to.Port())
 }
 
 // NewSession creates a session from c. Errors never include the password.
