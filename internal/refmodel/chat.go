@@ -24,40 +24,5 @@ const ChatWidth = 10 * 24 * time.Hour
 func ChatScheme() bucket.Scheme { return mustFixed(ChatWidth, bucket.DiscordSnowflake().Epoch) }
 
 // ChatViews returns messages_by_channel, messages_by_author and
-// message_by_id.
-func ChatViews() []schema.View {
-	kind := bucket.DiscordSnowflake()
-	id := schema.Column{Name: "message_id", Type: "bigint"}
-	body := schema.Column{Name: "body", Type: "text"}
-	return []schema.View{
-		{
-			Name:    "messages_by_channel",
-			Key:     []schema.Column{{Name: "channel_id", Type: "bigint"}},
-			Scheme:  ChatScheme(),
-			ID:      id,
-			Kind:    kind,
-			Values:  []schema.Column{{Name: "author_id", Type: "bigint"}, body},
-			Comment: "latest messages of a channel, then older pages",
-		},
-		{
-			Name:    "messages_by_author",
-			Key:     []schema.Column{{Name: "author_id", Type: "bigint"}},
-			Scheme:  ChatScheme(),
-			ID:      id,
-			Kind:    kind,
-			Values:  []schema.Column{{Name: "channel_id", Type: "bigint"}, body},
-			Comment: "a user's recent messages",
-		},
-		{
-			Name:       "message_by_id",
-			Key:        []schema.Column{id},
-			Unbucketed: "one row per message id",
-			ID:         id,
-			Kind:       kind,
-			Values: []schema.Column{
-				{Name: "channel_id", Type: "bigint"}, {Name: "author_id", Type: "bigint"}, body,
-			},
-			Comment: "one message by id",
-		},
-	}
-}
+// message_by_id, as declared in views/chat.yaml.
+func ChatViews() []schema.View { return loadViews("chat.yaml") }

@@ -26,32 +26,6 @@ const RidesWidth = 7 * 24 * time.Hour
 func RidesScheme() bucket.Scheme { return mustFixed(RidesWidth, time.Unix(0, 0).UTC()) }
 
 // RidesViews returns trips_by_driver and trips_by_city_date, whose bucket
-// column is named "day" (a calendar day in UTC, as the textbook model has).
-func RidesViews() []schema.View {
-	kind := bucket.UUIDv7{}
-	id := schema.Column{Name: "trip_id", Type: "uuid"}
-	trip := []schema.Column{
-		{Name: "fare_cents", Type: "bigint"}, {Name: "distance_m", Type: "int"}, {Name: "status", Type: "text"},
-	}
-	return []schema.View{
-		{
-			Name:    "trips_by_driver",
-			Key:     []schema.Column{{Name: "driver_id", Type: "text"}},
-			Scheme:  RidesScheme(),
-			ID:      id,
-			Kind:    kind,
-			Values:  append([]schema.Column{{Name: "city", Type: "text"}}, trip...),
-			Comment: "a driver's trips, newest first",
-		},
-		{
-			Name:         "trips_by_city_date",
-			Key:          []schema.Column{{Name: "city", Type: "text"}},
-			BucketColumn: "day",
-			Scheme:       bucket.Daily(),
-			ID:           id,
-			Kind:         kind,
-			Values:       append([]schema.Column{{Name: "driver_id", Type: "text"}}, trip...),
-			Comment:      "trips in a city on a date",
-		},
-	}
-}
+// column is named "day" (a calendar day in UTC, as the textbook model has),
+// as declared in views/rides.yaml.
+func RidesViews() []schema.View { return loadViews("rides.yaml") }
