@@ -17,7 +17,7 @@ var exampleSeq int
 func exampleKeyspace(ctx context.Context) (string, *gocql.Session, func()) {
 	exampleSeq++
 	ks := fmt.Sprintf("example_%s_%d", runID, exampleSeq)
-	cfg := repo.SessionConfig{Hosts: shared.Hosts, Datacenter: shared.Datacenter}
+	cfg := shared.SessionConfig()
 	admin, err := repo.NewSession(cfg)
 	if err != nil {
 		panic(err)

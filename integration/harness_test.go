@@ -100,7 +100,9 @@ func localCluster(t testing.TB) *localcluster.Cluster {
 // sessionConfig is the session every test starts from.
 func sessionConfig(t testing.TB, keyspace string) repo.SessionConfig {
 	c := cluster(t)
-	return repo.SessionConfig{Hosts: c.Hosts, Datacenter: c.Datacenter, Keyspace: keyspace, Timeout: 10 * time.Second}
+	cfg := c.SessionConfig() // hosts, datacenter and a container's address map
+	cfg.Keyspace, cfg.Timeout = keyspace, 10*time.Second
+	return cfg
 }
 
 // connect opens a session on keyspace ("" for none) and closes it at test end.
@@ -158,7 +160,7 @@ func keyspaceName(test string) string {
 // ping checks that the cluster answers CQL, so an unreachable TSBUCKET_HOSTS is
 // reported once, as "no database", rather than by every test.
 func ping(c *provision.Cluster) error {
-	s, err := repo.NewSession(repo.SessionConfig{Hosts: c.Hosts, Datacenter: c.Datacenter})
+	s, err := repo.NewSession(c.SessionConfig())
 	if err != nil {
 		return fmt.Errorf("cluster %s does not answer: %w", c, err)
 	}

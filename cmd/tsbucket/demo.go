@@ -141,7 +141,7 @@ func runDemo(ctx context.Context, args []string, e env) int {
 			fmt.Fprintf(e.stderr, "tsbucket demo: stop cluster: %v\n", err)
 		}
 	}()
-	cfg.Hosts, cfg.Datacenter = cl.Hosts, cl.Datacenter
+	cfg.Hosts, cfg.Datacenter, cfg.AddressMap = cl.Hosts, cl.Datacenter, cl.AddressMap
 	sum, err := demo.Run(ctx, cfg, e.stderr)
 	if err != nil {
 		return fail(e, "demo", err)

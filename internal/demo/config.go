@@ -60,6 +60,10 @@ type Config struct {
 	Datacenter string   // local datacenter
 	Username   string   // optional PasswordAuthenticator credentials
 	Password   string
+	// AddressMap translates the node addresses the cluster reports
+	// (repo.SessionConfig.AddressMap): set for a container reached through
+	// a published port.
+	AddressMap map[string]string
 
 	Keyspace          string // default "tsbucket_demo"
 	ReplicationFactor int    // in Datacenter; default 1

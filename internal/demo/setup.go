@@ -22,7 +22,7 @@ import (
 // package-level gocql.Logger is left alone.
 func (c Config) session(keyspace string, driverLog io.Writer) (*gocql.Session, error) {
 	sc := repo.SessionConfig{Hosts: c.Hosts, Datacenter: c.Datacenter, Keyspace: keyspace,
-		Username: c.Username, Password: c.Password}
+		Username: c.Username, Password: c.Password, AddressMap: c.AddressMap}
 	cc, err := sc.ClusterConfig()
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)

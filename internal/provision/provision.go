@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/testcontainers/testcontainers-go/modules/scylladb"
 
 	"github.com/tsbucket/tsbucket/internal/localcluster"
+	"github.com/tsbucket/tsbucket/repo"
 )
 
 // Environment variables that steer Provision.
@@ -23,8 +26,10 @@ const (
 )
 
 // ScyllaImage is the pinned ScyllaDB image used where Docker runs; docker-compose.yml
-// pins the same one.
-const ScyllaImage = "scylladb/scylla:6.2"
+// pins the same one. 2025.1 is a long-term-support release under ScyllaDB's
+// source-available licence (free up to 50 vCPUs and 10 TB per organisation;
+// docs/scylla.md); 6.2, the last AGPL release, is out of support.
+const ScyllaImage = "scylladb/scylla:2025.1"
 
 // Source says where a cluster came from.
 type Source string
@@ -61,6 +66,12 @@ type Cluster struct {
 	Source     Source
 	// Local is set when the cluster is local JVMs, for tests that kill nodes.
 	Local *localcluster.Cluster
+	// AddressMap translates the addresses the nodes report to ones this
+	// process can reach (repo.SessionConfig.AddressMap). A container reports
+	// its internal address, which only a native Linux engine routes; under
+	// Docker Desktop or a remote engine the driver must be sent to the
+	// published port instead. Nil for local and external clusters.
+	AddressMap map[string]string
 
 	closeFn func() error
 }
@@ -73,6 +84,12 @@ func (c *Cluster) Close() error {
 	fn := c.closeFn
 	c.closeFn = nil
 	return fn()
+}
+
+// SessionConfig is the session configuration that reaches c: its hosts,
+// datacenter and address map. Callers add the keyspace and the rest.
+func (c *Cluster) SessionConfig() repo.SessionConfig {
+	return repo.SessionConfig{Hosts: c.Hosts, Datacenter: c.Datacenter, AddressMap: c.AddressMap}
 }
 
 // String describes the cluster for logs.
@@ -158,12 +175,75 @@ func startScylla(ctx context.Context, logw io.Writer) (*Cluster, error) {
 		_ = c.Terminate(context.Background())
 		return nil, err
 	}
+	internal, err := c.ContainerIP(ctx)
+	if err != nil {
+		_ = c.Terminate(context.Background())
+		return nil, err
+	}
+	addrs, err := ContainerAddressMap(ctx, internal, host, net.DefaultResolver)
+	if err != nil {
+		_ = c.Terminate(context.Background())
+		return nil, err
+	}
 	return &Cluster{
 		Hosts:      []string{host},
 		Datacenter: "datacenter1", // Scylla's default with SimpleSnitch
 		Source:     SourceScylla,
+		AddressMap: addrs,
 		closeFn:    func() error { return c.Terminate(context.Background()) },
 	}, nil
+}
+
+// CQLPort is the port a node reports for CQL inside its container.
+const CQLPort = 9042
+
+// Resolver looks host names up; *net.Resolver is one.
+type Resolver interface {
+	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+}
+
+// ContainerAddressMap maps the address a containerized node reports
+// (internalIP:9042) to the published host:port the client reaches it by,
+// with the host resolved to an IP (the driver dials IPs). It returns nil
+// when the published address is the internal one (a native Linux engine
+// publishing nothing, or a client inside the container network).
+func ContainerAddressMap(ctx context.Context, internalIP, published string, r Resolver) (map[string]string, error) {
+	ip := net.ParseIP(internalIP)
+	if ip == nil {
+		return nil, fmt.Errorf("provision: container address %q is not an IP", internalIP)
+	}
+	host, port, err := net.SplitHostPort(published)
+	if err != nil {
+		return nil, fmt.Errorf("provision: published address %q: %w", published, err)
+	}
+	to := net.ParseIP(host)
+	if to == nil {
+		ips, err := r.LookupIPAddr(ctx, host)
+		if err != nil {
+			return nil, fmt.Errorf("provision: resolve published host %q: %w", host, err)
+		}
+		if len(ips) == 0 {
+			return nil, fmt.Errorf("provision: published host %q has no address", host)
+		}
+		to = preferIPv4(ips)
+	}
+	from := net.JoinHostPort(ip.String(), strconv.Itoa(CQLPort))
+	dest := net.JoinHostPort(to.String(), port)
+	if from == dest {
+		return nil, nil
+	}
+	return map[string]string{from: dest}, nil
+}
+
+// preferIPv4 picks the first IPv4 address, else the first: "localhost"
+// resolves to ::1 and 127.0.0.1, and Docker publishes on IPv4 first.
+func preferIPv4(ips []net.IPAddr) net.IP {
+	for _, a := range ips {
+		if a.IP.To4() != nil {
+			return a.IP
+		}
+	}
+	return ips[0].IP
 }
 
 func startLocal(ctx context.Context, cfg localcluster.Config, logw io.Writer) (*Cluster, error) {
