@@ -163,7 +163,7 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	var wg sync.WaitGroup
 	if needPresence {
 		wg.Go(func() {
-			perr = r.exec(ctx, rw.presenceWrite(cfg.consistency, pttl, cfg.timestamp))
+			perr = r.exec(ctx, rw.presenceWrite(cfg.consistency, pttl, cfg.clock))
 		})
 	}
 	err := r.exec(ctx, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
@@ -227,7 +227,7 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 		ttl, pttl := cfg.ttlOf(rw.v)
 		b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 		if r.needsPresence(rw, cfg) {
-			b.Entries = append(b.Entries, rw.presenceWrite(cfg.consistency, pttl, cfg.timestamp))
+			b.Entries = append(b.Entries, rw.presenceWrite(cfg.consistency, pttl, cfg.clock))
 			presence = append(presence, rw)
 		}
 	}

@@ -92,7 +92,7 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	first := rows[0]
 	ttl, pttl := cfg.ttlOf(first.v)
 	if r.needsPresence(first, cfg) {
-		if err := r.exec(ctx, first.presenceWrite(cfg.consistency, pttl, cfg.timestamp)); err != nil {
+		if err := r.exec(ctx, first.presenceWrite(cfg.consistency, pttl, cfg.clock)); err != nil {
 			return fmt.Errorf("presence index: %w", err)
 		}
 		_, expiry := cfg.presenceLife(first.v)

@@ -233,7 +233,7 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 		if ttl > 0 {
 			pttl = ttl + int(rw.v.spec.Scheme.Width().Seconds())
 		}
-		if err := run.r.exec(ctx, rw.presenceWrite(cl, pttl, base.ts)); err != nil {
+		if err := run.r.exec(ctx, rw.presenceWrite(cl, pttl, run.r.opts.Now())); err != nil {
 			run.releasePresence(rw)
 			return fmt.Errorf("presence index: %w", err)
 		}

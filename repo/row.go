@@ -2,8 +2,10 @@ package repo
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -149,9 +151,24 @@ func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
 	return write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
 }
 
-// presenceWrite is the Statement writing this row's presence-index entry.
-func (rw row) presenceWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
-	return write(rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert, cl, rw.presenceArgs(ttl, ts))
+// presenceWrite is the Statement writing this row's presence-index entry,
+// with a TTL of ttl seconds from now (0: none).
+func (rw row) presenceWrite(cl gocql.Consistency, ttl int, now time.Time) Statement {
+	return write(rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert, cl, rw.presenceArgs(ttl, presenceTimestamp(ttl, now)))
+}
+
+// presenceTimestamp is the write timestamp of a presence entry: its expiry in
+// microseconds, or the largest timestamp for an entry that never expires.
+// Entries of one (key, bucket) written by different calls then settle on
+// the one that lives longest, whatever the write timestamps of their rows:
+// with the row's timestamp, a row written with an older one (a retry, a
+// writer whose clock is behind) would lose to the entry of a short-lived
+// row, and be unreadable once that entry expired.
+func presenceTimestamp(ttl int, now time.Time) int64 {
+	if ttl == 0 {
+		return math.MaxInt64
+	}
+	return now.UnixMicro() + int64(ttl)*1_000_000
 }
 
 // derefValue returns the value v holds, following pointers; a nil pointer is

@@ -3,7 +3,9 @@ package repo
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -134,6 +136,12 @@ func TestPutOneTimestampForEveryStatement(t *testing.T) {
 			t.Fatalf("atomic %v: %d statements, want 5", atomic, len(stmts))
 		}
 		for _, s := range stmts {
+			if strings.HasSuffix(s.Table, schema.PresenceSuffix) {
+				if got := argOf(t, s, bindTS); got != int64(math.MaxInt64) {
+					t.Fatalf("atomic %v: %s entry without TTL at timestamp %v, want the largest", atomic, s.Table, got)
+				}
+				continue
+			}
 			if got, want := argOf(t, s, bindTS), start.UnixMicro(); got != want {
 				t.Fatalf("atomic %v: %s at timestamp %v, want %v", atomic, s.Table, got, want)
 			}
@@ -718,4 +726,41 @@ func (g *flightGroup[T]) waitersOf(q Query, r *Repo[T]) int {
 		return f.waiters
 	}
 	return 0
+}
+
+// TestPresenceEntryOutlivesItsRows: a row written with an older timestamp
+// (a retry, a writer whose clock is behind) into a bucket whose presence
+// entry came from a short-lived row keeps the bucket listed as long as it
+// lives: presence entries are ordered by expiry, not by their rows' times.
+func TestPresenceEntryOutlivesItsRows(t *testing.T) {
+	views := refmodel.ChatViews()
+	minutes, err := bucket.Fixed(time.Minute, bucket.DiscordSnowflake().Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range views {
+		if views[i].Bucketed() {
+			views[i].Scheme = minutes
+		}
+	}
+	f := newChat(t, Options{}, views...)
+	older, brief, late := f.msg(1, f.now.Add(-30*time.Minute), 0), f.msg(1, f.now.Add(-10*time.Minute), 0), f.msg(1, f.now.Add(-10*time.Minute), 1)
+	f.put(older)
+	if err := f.r.Put(t.Context(), &brief, WithTTL(2*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	// A second process (no presence cache) writes into the same bucket with
+	// an older timestamp.
+	other, err := New[refmodel.Message](tripwireSession(), "ks", views, Options{Now: f.clock, WrapExecutor: f.fake.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Put(t.Context(), &late, WithTimestamp(f.now.Add(-time.Second).UnixMicro())); err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(65 * time.Second) // the brief row and its entry's first lifetime are over
+	got := f.all(Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10})
+	if want := ids(late, older); !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
 }

@@ -228,11 +228,14 @@ func TestCreateMetadataTable(t *testing.T) {
     "scheme" text,
     "version" int,
     "created_at" timestamp,
+    "definition" text,
+    "revision" int,
+    "updated_at" timestamp,
     PRIMARY KEY (("view"))
 ) WITH compaction = {'class': 'SizeTieredCompactionStrategy'}
     AND default_time_to_live = 0
     AND gc_grace_seconds = 864000
-    AND comment = 'tsbucket: bucket scheme of each view'`
+    AND comment = 'tsbucket: bucket scheme and definition of each view'`
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}

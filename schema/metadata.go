@@ -48,27 +48,38 @@ func (code record) diff(view string, stored record) error {
 	return nil
 }
 
-// RegisterViews records each view's ID kind, bucket scheme and SchemeVersion
-// in MetadataTable the first time it is seen (INSERT ... IF NOT EXISTS, a
-// lightweight transaction at LOCAL_QUORUM / LOCAL_SERIAL, so two processes
-// starting together agree on one record) and otherwise compares the code's
-// values with the stored ones. Every view that differs is reported as a
-// *SchemeMismatchError (wrapping ErrSchemeMismatch), joined with
-// errors.Join; nothing stored is ever overwritten, so older data stays
-// readable by the code that wrote it. An empty keyspace means the session's.
+// RegisterViews records each view in MetadataTable: its ID kind, bucket
+// scheme and SchemeVersion, and its complete definition (DefinitionVersion
+// text, with a revision), so that tools can read every view back from the
+// cluster (RegisteredViews). The first registration of a view inserts its row
+// (INSERT ... IF NOT EXISTS, a lightweight transaction at LOCAL_QUORUM /
+// LOCAL_SERIAL, so two processes starting together agree on one record).
+// Later ones compare: a stored kind, scheme or version that differs is a
+// *SchemeMismatchError (ErrSchemeMismatch); a stored definition that differs
+// in key, ID, bucket column, clustering order or bucketing is a
+// *DefinitionMismatchError (ErrDefinitionMismatch); other changes (value
+// columns, TTL, windows, comment) are compatible and recorded as the next
+// revision. Mismatches of every view are joined with errors.Join, and
+// nothing mismatched is ever overwritten, so older data stays readable by the
+// code that wrote it. A keyspace without the metadata table is ErrNotApplied;
+// one created by an older tsbucket gets the definition columns added. An
+// empty keyspace means the session's.
 func RegisterViews(ctx context.Context, s *gocql.Session, keyspace string, views []View) error {
 	if err := checkKeyspace(keyspace); err != nil {
 		return err
 	}
-	stmt := fmt.Sprintf(`INSERT INTO %s ("view", "kind", "scheme", "version", "created_at") `+
-		`VALUES (?, ?, ?, ?, toTimestamp(now())) IF NOT EXISTS`, qualified(keyspace, MetadataTable))
-	var errs []error
 	for _, v := range views {
 		if err := v.Validate(); err != nil {
 			return err
 		}
-		if err := register(ctx, s, stmt, v.WithDefaults()); err != nil {
-			if !errors.Is(err, ErrSchemeMismatch) {
+	}
+	if err := ensureDefinitionColumns(ctx, s, keyspace); err != nil {
+		return err
+	}
+	var errs []error
+	for _, v := range views {
+		if err := register(ctx, s, keyspace, v.WithDefaults()); err != nil {
+			if !errors.Is(err, ErrSchemeMismatch) && !errors.Is(err, ErrDefinitionMismatch) {
 				return err
 			}
 			errs = append(errs, err)
@@ -77,14 +88,16 @@ func RegisterViews(ctx context.Context, s *gocql.Session, keyspace string, views
 	return errors.Join(errs...)
 }
 
-func register(ctx context.Context, s *gocql.Session, stmt string, v View) error {
+func register(ctx context.Context, s *gocql.Session, keyspace string, v View) error {
 	code := recordOf(v)
+	def, err := encodeDefinition(v)
+	if err != nil {
+		return fmt.Errorf("register view %q: %w", v.Name, err)
+	}
+	insert := fmt.Sprintf(`INSERT INTO %s ("view", "kind", "scheme", "version", "definition", "revision", "created_at", "updated_at") `+
+		`VALUES (?, ?, ?, ?, ?, 1, toTimestamp(now()), toTimestamp(now())) IF NOT EXISTS`, qualified(keyspace, MetadataTable))
 	row := map[string]any{}
-	applied, err := s.Query(stmt, v.Name, code.kind, code.scheme, code.version).
-		WithContext(ctx).
-		Consistency(gocql.LocalQuorum).
-		SerialConsistency(gocql.LocalSerial).
-		MapScanCAS(row)
+	applied, err := lwt(ctx, s, insert, v.Name, code.kind, code.scheme, code.version, def).MapScanCAS(row)
 	if err != nil {
 		return fmt.Errorf("register view %q: %w", v.Name, err)
 	}
@@ -95,7 +108,46 @@ func register(ctx context.Context, s *gocql.Session, stmt string, v View) error 
 	if err != nil {
 		return fmt.Errorf("register view %q: %w", v.Name, err)
 	}
-	return code.diff(v.Name, stored)
+	if err := code.diff(v.Name, stored); err != nil {
+		return err
+	}
+	storedDef, _ := row["definition"].(string)
+	if storedDef == def {
+		return nil
+	}
+	if storedDef != "" {
+		old, err := decodeDefinition(storedDef)
+		if err != nil {
+			return fmt.Errorf("register view %q: stored definition: %w", v.Name, err)
+		}
+		if err := compatible(old, v); err != nil {
+			return err
+		}
+	}
+	revision, _ := row["revision"].(int)
+	return updateDefinition(ctx, s, keyspace, v.Name, def, revision)
+}
+
+// updateDefinition records a compatible new definition as the next revision,
+// if nobody else did first (then theirs stands: both were compatible).
+func updateDefinition(ctx context.Context, s *gocql.Session, keyspace, view, def string, revision int) error {
+	cond := `"revision" = ?`
+	args := []any{def, revision + 1, view, revision}
+	if revision == 0 { // a row registered before definitions were kept
+		cond = `"revision" = null`
+		args = args[:3]
+	}
+	update := fmt.Sprintf(`UPDATE %s SET "definition" = ?, "revision" = ?, "updated_at" = toTimestamp(now()) WHERE "view" = ? IF %s`,
+		qualified(keyspace, MetadataTable), cond)
+	if _, err := lwt(ctx, s, update, args...).MapScanCAS(map[string]any{}); err != nil {
+		return fmt.Errorf("record definition of view %q: %w", view, err)
+	}
+	return nil
+}
+
+// lwt is a lightweight transaction at LOCAL_QUORUM / LOCAL_SERIAL.
+func lwt(ctx context.Context, s *gocql.Session, stmt string, args ...any) *gocql.Query {
+	return s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.LocalQuorum).SerialConsistency(gocql.LocalSerial)
 }
 
 // recordFromRow reads the existing row a failed IF NOT EXISTS returns.

@@ -125,10 +125,11 @@ func metadataTable() table {
 		partition: []Column{{"view", "text"}},
 		regular: []Column{
 			{"kind", "text"}, {"scheme", "text"}, {"version", "int"}, {"created_at", "timestamp"},
+			{"definition", "text"}, {"revision", "int"}, {"updated_at", "timestamp"},
 		},
 		gcGrace:    cassandraDefaultGCGrace,
 		compaction: compaction{class: STCS},
-		comment:    "tsbucket: bucket scheme of each view",
+		comment:    "tsbucket: bucket scheme and definition of each view",
 	}
 }
 
