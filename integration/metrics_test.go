@@ -185,7 +185,7 @@ func TestMetricsStatementsAndReads(t *testing.T) {
 		t.Errorf("unavailable select errors = %v, want >= 1", got)
 	}
 
-	view := []string{"view", "messages_by_channel"}
+	view := []string{"table", "messages_by_channel"}
 	for _, name := range []string{"tsbucket_read_buckets_visited", "tsbucket_read_empty_buckets",
 		"tsbucket_read_rows", "tsbucket_read_queries_per_page"} {
 		if n, _ := histogramOf(t, reg, name, view...); n < 1 {
@@ -222,7 +222,7 @@ func coalesceSomeReads(t *testing.T, r *repo.Repo[refmodel.Message], reg prometh
 		}
 		close(start)
 		wg.Wait()
-		if counterOf(t, reg, "tsbucket_read_coalesced_total", "view", "messages_by_channel") > 0 {
+		if counterOf(t, reg, "tsbucket_read_coalesced_total", "table", "messages_by_channel") > 0 {
 			return
 		}
 	}
@@ -242,10 +242,10 @@ func partialFanout(t *testing.T, r *repo.Repo[refmodel.Message], reg prometheus.
 	if !errors.As(err, &pe) {
 		t.Fatalf("put with a dropped view = %v, want a *repo.PutError", err)
 	}
-	if got := counterOf(t, reg, "tsbucket_fanout_failures_total", "view", "messages_by_author"); got != 1 {
+	if got := counterOf(t, reg, "tsbucket_fanout_failures_total", "table", "messages_by_author"); got != 1 {
 		t.Errorf("fan-out failures of messages_by_author = %v, want 1", got)
 	}
-	if got := counterOf(t, reg, "tsbucket_fanout_failures_total", "view", "messages_by_channel"); got != 0 {
+	if got := counterOf(t, reg, "tsbucket_fanout_failures_total", "table", "messages_by_channel"); got != 0 {
 		t.Errorf("fan-out failures of messages_by_channel = %v, want 0", got)
 	}
 }

@@ -6,10 +6,17 @@
 //     passes to New or NewSizePoller; nothing touches the default registry and
 //     the package keeps no global state.
 //   - Metric names follow tsbucket_<subsystem>_<name>_<unit>. Labels carry only
-//     bounded values chosen by the caller (table or view, operation,
+//     bounded values chosen by the caller (table, keyspace, operation,
 //     consistency, outcome, error class, rank); a partition key, an ID or a
 //     bucket is never a label. Partition keys passed to PartitionWrite live
 //     only in a bounded in-memory sketch and in threshold log lines.
+//   - One label names the CQL table in every family: table. A view is
+//     stored in the table of its name, so the walk, coalescing and fan-out
+//     families (whose methods take a view name) label it table too, and a
+//     dashboard can filter or join every family on one table variable. The
+//     presence index and metadata tables appear under their own table names
+//     in the statement families. keyspace appears only where the server's
+//     own numbers are reported (tsbucket_server_*), as the server keys them.
 //   - A statement counts as an error only when the database or the driver
 //     failed it: outcome "error" on tsbucket_cql_statement_duration_seconds
 //     and one tsbucket_cql_errors_total{class} increment. A statement whose

@@ -122,6 +122,6 @@ func ExampleServe() {
 	cancel()
 	fmt.Println("stopped:", <-done)
 	// Output:
-	// tsbucket_read_coalesced_total{view="messages_by_channel"} 1
+	// tsbucket_read_coalesced_total{table="messages_by_channel"} 1
 	// stopped: <nil>
 }

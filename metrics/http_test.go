@@ -22,7 +22,7 @@ func TestHandler(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status = %d, want 200", rec.Code)
 	}
-	if want := `tsbucket_read_coalesced_total{view="messages_by_channel"} 1`; !strings.Contains(rec.Body.String(), want) {
+	if want := `tsbucket_read_coalesced_total{table="messages_by_channel"} 1`; !strings.Contains(rec.Body.String(), want) {
 		t.Errorf("body lacks %q:\n%s", want, rec.Body.String())
 	}
 }
@@ -59,7 +59,7 @@ func TestServe(t *testing.T) {
 	}
 
 	body := get(t, "http://"+addr+"/metrics")
-	if want := `tsbucket_fanout_failures_total{view="messages_by_author"} 1`; !strings.Contains(body, want) {
+	if want := `tsbucket_fanout_failures_total{table="messages_by_author"} 1`; !strings.Contains(body, want) {
 		t.Errorf("/metrics lacks %q", want)
 	}
 	resp, err := http.Get("http://" + addr + "/other")

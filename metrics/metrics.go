@@ -168,8 +168,8 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 		traces:     newTraceQueue(cfg.TraceQueueSize),
 		fanout: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tsbucket_fanout_failures_total",
-			Help: "Writes whose fan-out failed on this view while other views may have succeeded.",
-		}, []string{"view"}),
+			Help: "Writes whose fan-out failed on this view's table while other views may have succeeded.",
+		}, []string{"table"}),
 		observers: make(map[statementKey]*StatementObserver),
 	}
 	m.partitions = newPartitions(cfg)
@@ -195,7 +195,8 @@ func registerAll(reg prometheus.Registerer, cs []prometheus.Collector) error {
 	return nil
 }
 
-// FanoutFailure counts one write whose fan-out to view failed.
+// FanoutFailure counts one write whose fan-out to view failed, labelled
+// with the view's table (its name).
 func (m *Metrics) FanoutFailure(view string) {
 	m.fanout.WithLabelValues(view).Inc()
 }

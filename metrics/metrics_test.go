@@ -95,7 +95,7 @@ func TestNewRollsBackOnConflict(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	theirs := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "tsbucket_fanout_failures_total",
-		Help: "Writes whose fan-out failed on this view while other views may have succeeded."}, []string{"view"})
+		Help: "Writes whose fan-out failed on this view's table while other views may have succeeded."}, []string{"table"})
 	reg.MustRegister(theirs)
 	theirs.WithLabelValues("v").Inc()
 
@@ -127,10 +127,10 @@ func TestFanoutFailure(t *testing.T) {
 	m.FanoutFailure("messages_by_author")
 	m.FanoutFailure("message_by_id")
 	want := `
-# HELP tsbucket_fanout_failures_total Writes whose fan-out failed on this view while other views may have succeeded.
+# HELP tsbucket_fanout_failures_total Writes whose fan-out failed on this view's table while other views may have succeeded.
 # TYPE tsbucket_fanout_failures_total counter
-tsbucket_fanout_failures_total{view="message_by_id"} 1
-tsbucket_fanout_failures_total{view="messages_by_author"} 2
+tsbucket_fanout_failures_total{table="message_by_id"} 1
+tsbucket_fanout_failures_total{table="messages_by_author"} 2
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "tsbucket_fanout_failures_total"); err != nil {
 		t.Error(err)

@@ -16,7 +16,7 @@ func newWalkVecs() walkVecs {
 	small := []float64{0, 1, 2, 4, 8, 16, 32, 64, 128, 256}
 	histogram := func(name, help string, b []float64) *prometheus.HistogramVec {
 		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: b},
-			[]string{"view"})
+			[]string{"table"})
 	}
 	return walkVecs{
 		buckets: histogram("tsbucket_read_buckets_visited",
@@ -30,7 +30,7 @@ func newWalkVecs() walkVecs {
 		coalesced: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tsbucket_read_coalesced_total",
 			Help: "Reads served by joining an identical read already in flight.",
-		}, []string{"view"}),
+		}, []string{"table"}),
 	}
 }
 
@@ -38,8 +38,9 @@ func (v walkVecs) collectors() []prometheus.Collector {
 	return []prometheus.Collector{v.buckets, v.empty, v.rows, v.queries, v.coalesced}
 }
 
-// ReadWalk records one read (one page) of view: the buckets it visited, how
-// many of them were empty, the rows it returned and the queries it issued.
+// ReadWalk records one read (one page) of view, labelled with the view's
+// table (its name): the buckets it visited, how many of them were empty,
+// the rows it returned and the queries it issued.
 func (m *Metrics) ReadWalk(view string, buckets, emptyBuckets, rows, queries int) {
 	m.walk.buckets.WithLabelValues(view).Observe(float64(buckets))
 	m.walk.empty.WithLabelValues(view).Observe(float64(emptyBuckets))
@@ -47,8 +48,8 @@ func (m *Metrics) ReadWalk(view string, buckets, emptyBuckets, rows, queries int
 	m.walk.queries.WithLabelValues(view).Observe(float64(queries))
 }
 
-// Coalesced counts one read of view that joined an identical read in flight
-// instead of querying.
+// Coalesced counts one read of view (label table) that joined an identical
+// read in flight instead of querying.
 func (m *Metrics) Coalesced(view string) {
 	m.walk.coalesced.WithLabelValues(view).Inc()
 }
