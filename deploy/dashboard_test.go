@@ -2,12 +2,14 @@ package deploy
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,6 +63,15 @@ func TestDashboardCoversEveryFamily(t *testing.T) {
 		"tsbucket_read_coalesced_total", "tsbucket_partition_largest_rows",
 		"tsbucket_partition_threshold_crossings_total", "tsbucket_tombstones_written_total",
 		"tsbucket_tombstone_warnings_total", "tsbucket_fanout_failures_total", `consistency="LOCAL_QUORUM"`,
+		// the service's Go runtime
+		"go_goroutines", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds", "process_cpu_seconds_total",
+		// the server's view (docs/dashboard.md)
+		"scylla_storage_proxy_coordinator_read_latency_bucket", "scylla_storage_proxy_coordinator_write_latency_bucket",
+		"scylla_storage_proxy_coordinator_read_timeouts", "scylla_storage_proxy_coordinator_write_timeouts",
+		"scylla_storage_proxy_coordinator_read_unavailable", "scylla_storage_proxy_coordinator_write_unavailable",
+		"scylla_reactor_utilization", "scylla_cache_row_hits", "scylla_cache_row_misses",
+		"scylla_compaction_manager_backlog", "scylla_compaction_manager_pending_compactions",
+		"scylla_cache_row_tombstone_reads", "scylla_sstables_row_tombstone_reads",
 	} {
 		t.Run(metric, func(t *testing.T) {
 			if !strings.Contains(all.String(), metric) {
@@ -105,13 +116,69 @@ func TestDashboardPanels(t *testing.T) {
 	}
 }
 
-// Queries use no Grafana variable but $__rate_interval, which ExprFor
-// substitutes: anything else would reach Prometheus unreplaced.
+// Queries use only $__rate_interval and the dashboard's own template
+// variables, which ExprFor substitutes: anything else would reach
+// Prometheus unreplaced.
 func TestDashboardVariables(t *testing.T) {
 	variable := regexp.MustCompile(`\$\{?\w+`)
 	for _, q := range committedQueries(t) {
 		if v := variable.FindString(ExprFor(q.Expr, "1m")); v != "" {
-			t.Errorf("%q %s uses variable %s", q.Panel, q.RefID, v)
+			t.Errorf("%q %s uses undefined variable %s", q.Panel, q.RefID, v)
+		}
+	}
+	var d struct {
+		Templating struct{ List []Variable }
+	}
+	doc, err := os.ReadFile(DashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range d.Templating.List {
+		names = append(names, v.Name)
+		if v.Datasource == nil || v.Datasource.UID != DatasourceUID || !v.IncludeAll || v.AllValue != AllValue {
+			t.Errorf("variable %s: %+v: want the provisioned data source and an All value of %s", v.Name, v, AllValue)
+		}
+		// A variable's own query may only use the variables before it.
+		for _, used := range variable.FindAllString(v.Query.Query, -1) {
+			if !slices.Contains(names, strings.TrimPrefix(used, "$")) || used == "$"+v.Name {
+				t.Errorf("variable %s refers to %s, not defined before it", v.Name, used)
+			}
+		}
+	}
+	for _, want := range []string{"job", "instance", "table"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no template variable %q (have %q)", want, names)
+		}
+	}
+	// Every client-side query is filtered by job and instance, and by table
+	// where its family has one; server queries by node.
+	for _, q := range committedQueries(t) {
+		switch {
+		case q.Server():
+			if !strings.Contains(q.Expr, `instance=~"$node"`) {
+				t.Errorf("server panel %q %s ignores $node: %s", q.Panel, q.RefID, q.Expr)
+			}
+		case strings.HasPrefix(q.Expr, "sum by (job) (up)"):
+		default:
+			if !strings.Contains(q.Expr, `job=~"$job", instance=~"$instance"`) {
+				t.Errorf("panel %q %s ignores $job/$instance: %s", q.Panel, q.RefID, q.Expr)
+			}
+			if strings.Contains(q.Expr, "tsbucket_") && !strings.Contains(q.Expr, `table=~"$table"`) {
+				t.Errorf("panel %q %s ignores $table: %s", q.Panel, q.RefID, q.Expr)
+			}
+		}
+	}
+}
+
+// One label scheme: every tsbucket family is grouped by table, none by view.
+func TestDashboardTableLabel(t *testing.T) {
+	for _, q := range committedQueries(t) {
+		if strings.Contains(q.Expr, "view") {
+			t.Errorf("%q %s still uses a view label: %s", q.Panel, q.RefID, q.Expr)
 		}
 	}
 }

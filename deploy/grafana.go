@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // DatasourceUID is the uid of the Prometheus data source that
@@ -37,9 +38,34 @@ type (
 		From string `json:"from"`
 		To   string `json:"to"`
 	}
-	// Templating holds dashboard variables (none: queries use only $__rate_interval).
+	// Templating holds the dashboard's template variables.
 	Templating struct {
 		List []any `json:"list"`
+	}
+	// Variable is a query template variable.
+	Variable struct {
+		Name       string          `json:"name"`
+		Label      string          `json:"label"`
+		Type       string          `json:"type"`
+		Datasource *Datasource     `json:"datasource"`
+		Definition string          `json:"definition"`
+		Query      VariableQuery   `json:"query"`
+		IncludeAll bool            `json:"includeAll"`
+		Multi      bool            `json:"multi"`
+		AllValue   string          `json:"allValue"`
+		Refresh    int             `json:"refresh"` // 2: on time range change
+		Sort       int             `json:"sort"`
+		Current    VariableCurrent `json:"current"`
+	}
+	// VariableQuery is the query of a template variable.
+	VariableQuery struct {
+		Query string `json:"query"`
+		RefID string `json:"refId"`
+	}
+	// VariableCurrent is a variable's initial selection.
+	VariableCurrent struct {
+		Text  []string `json:"text"`
+		Value []string `json:"value"`
 	}
 	// Panel is a panel or a row.
 	Panel struct {
@@ -89,9 +115,15 @@ type (
 // Query is one expression of a panel.
 type Query struct {
 	Panel string // panel title
+	Row   string // title of the row the panel is under
 	RefID string
 	Expr  string
 }
+
+// Server reports whether q reads the database's own metrics (a row titled
+// ServerRowPrefix...), which only a real ScyllaDB exports: such queries are
+// checked for syntax, not for data.
+func (q Query) Server() bool { return strings.HasPrefix(q.Row, ServerRowPrefix) }
 
 // JSON renders d as the committed file holds it: indented, HTML characters
 // left alone (PromQL is full of < and >), ending with a newline.
@@ -115,15 +147,18 @@ func Queries(doc []byte) ([]Query, error) {
 		return nil, fmt.Errorf("deploy: decode dashboard: %w", err)
 	}
 	var qs []Query
-	var walk func(ps []Panel)
-	walk = func(ps []Panel) {
+	var walk func(ps []Panel, row string)
+	walk = func(ps []Panel, row string) {
 		for _, p := range ps {
-			for _, t := range p.Targets {
-				qs = append(qs, Query{Panel: p.Title, RefID: t.RefID, Expr: t.Expr})
+			if p.Type == "row" {
+				row = p.Title
 			}
-			walk(p.Panels)
+			for _, t := range p.Targets {
+				qs = append(qs, Query{Panel: p.Title, Row: row, RefID: t.RefID, Expr: t.Expr})
+			}
+			walk(p.Panels, row)
 		}
 	}
-	walk(d.Panels)
+	walk(d.Panels, "")
 	return qs, nil
 }
