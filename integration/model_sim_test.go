@@ -1,12 +1,12 @@
 package integration
 
 import (
-	"strings"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
