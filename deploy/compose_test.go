@@ -193,6 +193,10 @@ func TestComposePrometheus(t *testing.T) {
 	if !slices.Contains(mounts(p), "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro") {
 		t.Errorf("prometheus volumes %q do not mount deploy/prometheus/prometheus.yml", mounts(p))
 	}
+	// prometheus.yml names alerts.yml relative to itself.
+	if !slices.Contains(mounts(p), "./deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro") {
+		t.Errorf("prometheus volumes %q do not mount deploy/prometheus/alerts.yml next to the configuration", mounts(p))
+	}
 }
 
 func TestComposeGrafana(t *testing.T) {

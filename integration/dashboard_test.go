@@ -207,6 +207,14 @@ func dashStartPrometheus(t *testing.T, prometheus, promtool, metricsAddr string)
 	if err := os.WriteFile(path, dashPromConfig(t, metricsAddr), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The alert rules the configuration names, next to it as in compose.
+	rules, err := os.ReadFile(filepath.Join("..", "deploy", "prometheus", "alerts.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "alerts.yml"), rules, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command(promtool, "check", "config", path).CombinedOutput(); err != nil {
 		t.Fatalf("promtool check config: %v\n%s", err, out)
 	}
@@ -274,6 +282,43 @@ func dashRequireAll(t *testing.T, promURL string, queries []deploy.Query, failed
 	t.Logf("%d dashboard queries returned data within %v", len(queries)-len(pending), time.Since(start).Round(time.Second))
 	if ok, answer := dashHasData(promURL, `up{job="tsbucket"} == 1`); !ok {
 		t.Errorf("the tsbucket target is not up: %s", answer)
+	}
+	dashRulesLoaded(t, promURL)
+}
+
+// dashRulesLoaded checks that the real Prometheus loaded and evaluated the
+// alert rules of deploy/prometheus/alerts.yml without error.
+func dashRulesLoaded(t *testing.T, promURL string) {
+	t.Helper()
+	resp, err := http.Get(promURL + "/api/v1/rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data struct {
+			Groups []struct {
+				Name  string
+				Rules []struct {
+					Name, Health, LastError string
+				}
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, g := range body.Data.Groups {
+		for _, r := range g.Rules {
+			n++
+			if r.Health == "err" {
+				t.Errorf("rule %s/%s: %s", g.Name, r.Name, r.LastError)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("prometheus loaded no alert rules")
 	}
 }
 
