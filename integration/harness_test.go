@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,6 +64,11 @@ func runMain(m *testing.M) int {
 		}
 	} else {
 		fmt.Fprintf(os.Stderr, "integration: cluster %s\n", shared)
+		// Example_readme connects as the README says: through these.
+		if os.Getenv(provision.EnvHosts) == "" {
+			os.Setenv(provision.EnvHosts, strings.Join(shared.Hosts, ","))
+			os.Setenv(provision.EnvDC, shared.Datacenter)
+		}
 	}
 	code := m.Run()
 	if err := shared.Close(); err != nil {
