@@ -171,7 +171,7 @@ func scyllaRate(metric, selector string) string {
 	return sumRate("instance", metric, and(node, selector))
 }
 
-// serverSections read what ScyllaDB exports on :9180 (docs/dashboard.md
+// serverSections read what ScyllaDB exports on :9180 (docs/operations.md
 // lists every metric). Scylla's latency histograms count microseconds.
 func serverSections() []section {
 	return []section{

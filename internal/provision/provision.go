@@ -28,7 +28,7 @@ const (
 // ScyllaImage is the pinned ScyllaDB image used where Docker runs; docker-compose.yml
 // pins the same one. 2025.1 is a long-term-support release under ScyllaDB's
 // source-available licence (free up to 50 vCPUs and 10 TB per organisation;
-// docs/scylla.md); 6.2, the last AGPL release, is out of support.
+// docs/operations.md); 6.2, the last AGPL release, is out of support.
 const ScyllaImage = "scylladb/scylla:2025.1"
 
 // Source says where a cluster came from.
