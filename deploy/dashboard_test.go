@@ -65,7 +65,7 @@ func TestDashboardCoversEveryFamily(t *testing.T) {
 		"tsbucket_tombstone_warnings_total", "tsbucket_fanout_failures_total", `consistency="LOCAL_QUORUM"`,
 		// the service's Go runtime
 		"go_goroutines", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds", "process_cpu_seconds_total",
-		// the server's view (docs/dashboard.md)
+		// the server's view (docs/operations.md)
 		"scylla_storage_proxy_coordinator_read_latency_bucket", "scylla_storage_proxy_coordinator_write_latency_bucket",
 		"scylla_storage_proxy_coordinator_read_timeouts", "scylla_storage_proxy_coordinator_write_timeouts",
 		"scylla_storage_proxy_coordinator_read_unavailable", "scylla_storage_proxy_coordinator_write_unavailable",
