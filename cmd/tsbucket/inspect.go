@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tsbucket/tsbucket/bucket"
-	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/metrics"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -29,7 +27,7 @@ func runInspect(ctx context.Context, args []string, e env) int {
 	var f inspectFlags
 	fs := newFlags("inspect", "inspect --hosts H (--view V --key K | --table T) [flags]", e)
 	f.cluster.register(fs, e)
-	fs.StringVar(&f.view, "view", "", "reference view to inspect, e.g. messages_by_channel (with --key)")
+	fs.StringVar(&f.view, "view", "", "registered view to inspect, e.g. messages_by_channel (with --key)")
 	fs.StringVar(&f.key, "key", "", "the view's key; comma-separated when it has several columns")
 	fs.StringVar(&f.table, "table", "", "table whose server-side partition size estimates to show")
 	fs.IntVar(&f.maxBuckets, "max-buckets", 1000, "most buckets to list, newest first")
@@ -71,58 +69,6 @@ func (f inspectFlags) validate() error {
 	return nil
 }
 
-// referenceView finds a view of the reference model by name.
-func referenceView(name string) (schema.View, error) {
-	var names []string
-	for _, v := range refmodel.Views() {
-		if v.Name == name {
-			return v.WithDefaults(), nil
-		}
-		names = append(names, v.Name)
-	}
-	return schema.View{}, usageErr("--view %q is not a reference view (%s)", name, strings.Join(names, ", "))
-}
-
-// parseKey converts the --key text to the Go values of the view's key columns.
-func parseKey(v schema.View, text string) ([]any, error) {
-	parts := strings.Split(text, ",")
-	if len(parts) != len(v.Key) {
-		return nil, usageErr("--key %q: %s has %d key column(s)", text, v.Name, len(v.Key))
-	}
-	vals := make([]any, len(parts))
-	for i, p := range parts {
-		val, err := parseValue(v.Key[i].Type, strings.TrimSpace(p))
-		if err != nil {
-			return nil, usageErr("--key: column %s: %v", v.Key[i].Name, err)
-		}
-		vals[i] = val
-	}
-	return vals, nil
-}
-
-func parseValue(cqlType, s string) (any, error) {
-	switch cqlType {
-	case "bigint", "int", "smallint", "tinyint", "counter", "varint":
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", s)
-		}
-		return n, nil
-	case "uuid", "timeuuid":
-		u, err := gocql.ParseUUID(s)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a UUID", s)
-		}
-		return u, nil
-	case "text", "varchar", "ascii":
-		if s == "" {
-			return nil, fmt.Errorf("empty value")
-		}
-		return s, nil
-	}
-	return nil, fmt.Errorf("type %s is not supported by inspect", cqlType)
-}
-
 // bucketRows is one line of a key inspection.
 type bucketRows struct {
 	bucket bucket.Bucket
@@ -132,19 +78,15 @@ type bucketRows struct {
 // inspectKey lists the buckets the presence index records for the key and
 // counts the rows of each (one single-partition COUNT per bucket).
 func inspectKey(ctx context.Context, f inspectFlags, w io.Writer) error {
-	v, err := referenceView(f.view)
-	if err != nil {
-		return err
-	}
-	key, err := parseKey(v, f.key)
-	if err != nil {
-		return err
-	}
 	s, err := f.cluster.session("")
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	v, key, err := resolveKey(ctx, s, f.cluster.keyspace, "--view", f.view, f.key)
+	if err != nil {
+		return err
+	}
 	if !v.Bucketed() {
 		n, err := countRows(ctx, s, f.cluster.keyspace, v, key, nil)
 		if err != nil {

@@ -129,6 +129,13 @@ func TestHelp(t *testing.T) {
 		{[]string{"help", "plan"}, exitOK, "Usage: tsbucket plan"},
 		{[]string{"help", "demo"}, exitOK, "-chat-rate"},
 		{[]string{"help", "inspect"}, exitOK, "-view"},
+		{[]string{"help"}, exitOK, "views"},
+		{[]string{"help"}, exitOK, "read one key of any registered view"},
+		{[]string{"help", "read"}, exitOK, "-oldest-first"},
+		{[]string{"help", "views"}, exitOK, "-json"},
+		{[]string{"help", "schema"}, exitOK, "--views FILE"},
+		{[]string{"help", "plan"}, exitOK, "-view"},
+		{[]string{"help", "repair"}, exitOK, "-targets"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -185,9 +192,30 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"inspect", "--hosts", "h"}, "either --view"},
 		{[]string{"inspect", "--hosts", "h", "--view", "messages_by_channel"}, "needs --key"},
 		{[]string{"inspect", "--hosts", "h", "--table", "t", "--key", "1"}, "--key goes with --view"},
-		{[]string{"inspect", "--hosts", "h", "--view", "nope", "--key", "1"}, "not a reference view"},
-		{[]string{"inspect", "--hosts", "h", "--view", "messages_by_channel", "--key", "abc"}, "not an integer"},
-		{[]string{"inspect", "--hosts", "h", "--view", "messages_by_channel", "--key", "1,2"}, "1 key column"},
+		// Unknown views and keys of the wrong type need the keyspace's
+		// registry: TestFindView and TestParseKey cover them.
+		{[]string{"views"}, "no cluster"},
+		{[]string{"views", "--hosts", "h", "extra"}, `unexpected argument "extra"`},
+		{[]string{"read", "--hosts", "h"}, "--view and --key are required"},
+		{[]string{"read", "--hosts", "h", "--view", "v"}, "--view and --key are required"},
+		{[]string{"read", "--hosts", "h", "--view", "v", "--key", "1", "--limit", "0"}, "--limit 0 not in [1, 1000]"},
+		{[]string{"read", "--hosts", "h", "--view", "v", "--key", "1", "--limit", "1001"}, "--limit 1001"},
+		{[]string{"read", "--hosts", "h", "--view", "v", "--key", "1", "--from", "yesterday"}, `--from "yesterday" is not an RFC 3339 instant`},
+		{[]string{"read", "--hosts", "h", "--view", "v", "--key", "1", "--to", "2025-13-01T00:00:00Z"}, "--to"},
+		{[]string{"read", "--hosts", "h", "--view", "v", "--key", "1", "--from", "2025-01-02T00:00:00Z", "--to", "2025-01-01T00:00:00Z"}, "--from must be before --to"},
+		{[]string{"read", "--view", "v", "--key", "1"}, "no cluster"},
+		{[]string{"repair", "--hosts", "h", "--key", "1"}, "--base (or --view) and --key are required"},
+		{[]string{"schema", "print", "--views", "testdata/bad_views.yaml"}, "bad_views.yaml:16:10: view \"orders_by_customer\": ttl: \"30x\": not a duration"},
+		{[]string{"schema", "print", "--views", "testdata/nope.yaml"}, "--views: load views file: open testdata/nope.yaml: no such file"},
+		{[]string{"schema", "print", "--views", "testdata/shop.yaml", "--workload", "chat"}, "give --views or --workload, not both"},
+		{[]string{"schema", "apply", "--hosts", "h", "--views", "testdata/bad_views.yaml"}, "bad_views.yaml:15:13: view \"orders_by_customer\": id: kind: \"uuidv9\""},
+		{[]string{"schema", "check", "--hosts", "h", "--views", "testdata/bad_views.yaml"}, "bad views file, nothing done"},
+		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--view", "orders_by_customer"}, "--views and --view go together"},
+		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/shop.yaml"}, "--views and --view go together"},
+		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/shop.yaml", "--view", "nope"}, `--view "nope" is not a view of testdata/shop.yaml (it has: orders_by_customer, order_by_id, events_by_tenant)`},
+		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/shop.yaml", "--view", "order_by_id"}, "--view order_by_id is unbucketed"},
+		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/shop.yaml", "--view", "events_by_tenant", "--retention", "1d"}, "--retention comes from the view's ttl"},
+		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/bad_views.yaml", "--view", "x"}, "bad_views.yaml:16:10"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -103,7 +103,8 @@ func fmtWidth(d time.Duration) string {
 func runPlan(ctx context.Context, args []string, e env) int {
 	var in bucket.PlanInput
 	var asJSON bool
-	fs := newFlags("plan", "plan --rate ROWS_PER_S --row-bytes BYTES [flags]", e)
+	var viewsPath, viewName string
+	fs := newFlags("plan", "plan --rate ROWS_PER_S --row-bytes BYTES [--views FILE --view V] [flags]", e)
 	fs.Float64Var(&in.PeakWritesPerSecond, "rate", 0, "peak rows per second written to the busiest key (required)")
 	fs.IntVar(&in.AvgRowBytes, "row-bytes", 0, "average row size in bytes (required)")
 	fs.Var(durationFlag{&in.Retention}, "retention", "TTL of the rows, e.g. 30d or 720h; 0 keeps them forever")
@@ -112,11 +113,20 @@ func runPlan(ctx context.Context, args []string, e env) int {
 	fs.IntVar(&in.ReadSize, "read-size", bucket.DefaultReadSize, "rows of a \"latest N\" read")
 	fs.Var(durationsFlag{&in.Candidates}, "candidates", "comma-separated widths to consider, whole minutes (default 1m,5m,10m,15m,30m,1h,6h,12h,1d,7d,10d,30d)")
 	fs.BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	fs.StringVar(&viewsPath, "views", "", "views file holding --view")
+	fs.StringVar(&viewName, "view", "", "view of --views to judge: its width joins the candidates, its ttl is the retention; exit 1 if its width does not fit")
 	if code, done := parse(fs, args); done {
 		return code
 	}
 	if !isSet(fs, "rate") || !isSet(fs, "row-bytes") {
 		return fail(e, "plan", usageErr("--rate and --row-bytes are required"))
+	}
+	var pv *planView
+	if viewsPath != "" || viewName != "" {
+		var err error
+		if pv, err = loadPlanView(fs, viewsPath, viewName, &in); err != nil {
+			return fail(e, "plan", err)
+		}
 	}
 	// Validate before Plan: Plan would take an explicit --max-rows 0 for
 	// "the default" and pass it silently.
@@ -133,15 +143,24 @@ func runPlan(ctx context.Context, args []string, e env) int {
 	if err != nil && !errors.Is(err, bucket.ErrNoFit) {
 		return fail(e, "plan", err)
 	}
+	if pv != nil {
+		pv.judge(res)
+	}
 	if asJSON {
-		if werr := writePlanJSON(e.stdout, res); werr != nil {
+		if werr := writePlanJSON(e.stdout, res, pv); werr != nil {
 			return fail(e, "plan", werr)
 		}
 	} else {
 		writePlanTable(e.stdout, res)
+		if pv != nil {
+			writeViewVerdict(e.stdout, pv, res)
+		}
 	}
 	if err != nil { // ErrNoFit: the table shows why
 		return fail(e, "plan", err)
+	}
+	if pv != nil && !pv.fits {
+		return fail(e, "plan", fmt.Errorf("view %s: %s buckets do not fit: %s", pv.view.Name, fmtWidth(pv.width), pv.reason))
 	}
 	return exitOK
 }
@@ -248,6 +267,7 @@ type planJSON struct {
 	RowsPerDay           float64         `json:"rows_per_day"`
 	BytesPerDay          float64         `json:"bytes_per_day"`
 	Candidates           []candidateJSON `json:"candidates"`
+	View                 *viewPlanJSON   `json:"view,omitempty"` // with --view
 }
 
 type candidateJSON struct {
@@ -262,7 +282,7 @@ type candidateJSON struct {
 	Reason             string  `json:"reason"`
 }
 
-func writePlanJSON(w io.Writer, res bucket.PlanResult) error {
+func writePlanJSON(w io.Writer, res bucket.PlanResult, pv *planView) error {
 	in := res.Input
 	out := planJSON{
 		PeakWritesPerSecond: in.PeakWritesPerSecond, AvgRowBytes: in.AvgRowBytes,
@@ -271,7 +291,7 @@ func writePlanJSON(w io.Writer, res bucket.PlanResult) error {
 		RecommendedSeconds: int64(res.Recommended / time.Second),
 		TWCSWindowUnit:     res.TWCS.Unit, TWCSWindowSize: res.TWCS.Size, TWCSWindows: res.TWCSWindows,
 		TTLSeconds: int64(res.TTL / time.Second), RowsPerDay: res.RowsPerDay, BytesPerDay: res.BytesPerDay,
-		Candidates: []candidateJSON{},
+		Candidates: []candidateJSON{}, View: pv.json(),
 	}
 	if res.Recommended > 0 {
 		out.Recommended = fmtWidth(res.Recommended)

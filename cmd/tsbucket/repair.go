@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
 
-	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -18,6 +19,7 @@ type repairFlags struct {
 	cluster    clusterFlags
 	base, key  string
 	from, to   string
+	targets    string
 	jsonOutput bool
 }
 
@@ -25,19 +27,21 @@ func runRepair(ctx context.Context, args []string, e env) int {
 	var f repairFlags
 	fs := newFlags("repair", "repair --hosts H --base VIEW --key K [--from T] [--to T] [flags]", e)
 	f.cluster.register(fs, e)
-	fs.StringVar(&f.base, "base", "", "reference view holding the good copy, e.g. messages_by_channel")
+	fs.StringVar(&f.base, "base", "", "registered view holding the good copy, e.g. messages_by_channel")
+	fs.StringVar(&f.base, "view", "", "the same as --base")
 	fs.StringVar(&f.key, "key", "", "the base view's key; comma-separated when it has several columns")
 	fs.StringVar(&f.from, "from", "", "oldest instant to repair, RFC 3339 (default: the base view's floor)")
 	fs.StringVar(&f.to, "to", "", "instant to repair up to, exclusive, RFC 3339 (default: open)")
+	fs.StringVar(&f.targets, "targets", "", "comma-separated views to repair (default: every registered view whose key and ID columns the base holds)")
 	fs.BoolVar(&f.jsonOutput, "json", false, "print the report as JSON")
 	if code, done := parse(fs, args); done {
 		return code
 	}
-	base, key, from, to, err := f.validate()
+	from, to, err := f.validate()
 	if err != nil {
 		return fail(e, "repair", err)
 	}
-	rep, err := repairBase(ctx, f, base, key, from, to)
+	rep, err := repairKey(ctx, f, from, to, e)
 	if printErr := printRepair(e.stdout, rep, f.jsonOutput); printErr != nil && err == nil {
 		err = printErr
 	}
@@ -47,65 +51,137 @@ func runRepair(ctx context.Context, args []string, e env) int {
 	return exitOK
 }
 
-// validate checks every flag before anything connects.
-func (f repairFlags) validate() (schema.View, repo.Key, time.Time, time.Time, error) {
-	var from, to time.Time
+// validate checks every flag that needs no cluster before anything connects.
+func (f repairFlags) validate() (from, to time.Time, err error) {
 	if err := f.cluster.validate(true); err != nil {
-		return schema.View{}, nil, from, to, err
+		return from, to, err
 	}
 	if f.base == "" || f.key == "" {
-		return schema.View{}, nil, from, to, usageErr("--base and --key are required")
+		return from, to, usageErr("--base (or --view) and --key are required")
 	}
-	v, err := referenceView(f.base)
-	if err != nil {
-		return v, nil, from, to, err
-	}
-	key, err := parseKey(v, f.key)
-	if err != nil {
-		return v, nil, from, to, err
-	}
-	for _, t := range []struct {
-		name, text string
-		dst        *time.Time
-	}{{"--from", f.from, &from}, {"--to", f.to, &to}} {
-		if t.text == "" {
-			continue
-		}
-		if *t.dst, err = time.Parse(time.RFC3339Nano, t.text); err != nil {
-			return v, nil, from, to, usageErr("%s %q is not an RFC 3339 instant", t.name, t.text)
-		}
-	}
-	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
-		return v, nil, from, to, usageErr("--from must be before --to")
-	}
-	return v, repo.Key(key), from, to, nil
+	return parseRange(f.from, f.to)
 }
 
-// repairBase opens the repository of the reference workload the base view
-// belongs to and repairs the key's range from it.
-func repairBase(ctx context.Context, f repairFlags, base schema.View, key repo.Key, from, to time.Time) (repo.RepairReport, error) {
+// repairKey resolves the base view and its targets from the views registered
+// in the keyspace and repairs the key's range from the base.
+func repairKey(ctx context.Context, f repairFlags, from, to time.Time, e env) (repo.RepairReport, error) {
 	s, err := f.cluster.session("")
 	if err != nil {
 		return repo.RepairReport{}, err
 	}
 	defer s.Close()
 	ks := f.cluster.keyspace
-	switch {
-	case containsView(refmodel.ChatViews(), base.Name):
-		return repairWith[refmodel.Message](ctx, s, ks, refmodel.ChatViews(), base.Name, key, from, to)
-	case containsView(refmodel.IoTViews(), base.Name):
-		return repairWith[refmodel.Reading](ctx, s, ks, refmodel.IoTViews(), base.Name, key, from, to)
-	default:
-		return repairWith[refmodel.Trip](ctx, s, ks, refmodel.RidesViews(), base.Name, key, from, to)
+	views, err := registeredViews(ctx, s, ks)
+	if err != nil {
+		return repo.RepairReport{}, err
 	}
+	base, err := findView(views, "--base", f.base, "registered in keyspace "+ks)
+	if err != nil {
+		return repo.RepairReport{}, err
+	}
+	key, err := parseKey(base, f.key)
+	if err != nil {
+		return repo.RepairReport{}, err
+	}
+	targets, err := repairTargets(base, views, splitList(f.targets))
+	if err != nil {
+		return repo.RepairReport{}, err
+	}
+	if !f.jsonOutput {
+		writeTargets(e.stdout, base, targets)
+	}
+	return repairWith(ctx, s, ks, append([]schema.View{base}, targets...), base.Name, repo.Key(key), from, to)
 }
 
-func repairWith[T any](ctx context.Context, s *gocql.Session, ks string, views []schema.View, base string, key repo.Key, from, to time.Time) (repo.RepairReport, error) {
-	r, err := repo.Open[T](ctx, s, ks, views, repo.Options{})
+func repairWith(ctx context.Context, s *gocql.Session, ks string, views []schema.View, base string, key repo.Key, from, to time.Time) (repo.RepairReport, error) {
+	// New, not Open: the views are the registered definitions themselves.
+	r, err := repo.New[repo.Record](s, ks, views, repo.Options{})
 	if err != nil {
 		return repo.RepairReport{}, err
 	}
 	return r.Repair(ctx, base, key, from, to)
+}
+
+// repairTargets returns the views a base view's items can be re-derived
+// into: the named ones, or every other registered view whose key and ID
+// columns the base view holds with the same types. Views of other items
+// (another model in the keyspace) lack those columns and are left out.
+func repairTargets(base schema.View, views []schema.View, names []string) ([]schema.View, error) {
+	var out []schema.View
+	for _, v := range views {
+		if v.Name == base.Name {
+			continue
+		}
+		named := len(names) == 0 || slices.Contains(names, v.Name)
+		if !named {
+			continue
+		}
+		if missing := underivable(base, v); len(missing) > 0 {
+			if len(names) > 0 {
+				return nil, usageErr("--targets: view %s needs column(s) %s that %s does not hold", v.Name, strings.Join(missing, ", "), base.Name)
+			}
+			continue
+		}
+		out = append(out, v)
+	}
+	for _, n := range names {
+		if n == base.Name || !containsView(views, n) {
+			return nil, usageErr("--targets: %q is not another view registered in the keyspace", n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usageErr("no view to repair from %s: no other registered view has its key and ID columns in %s", base.Name, base.Name)
+	}
+	return out, nil
+}
+
+// underivable lists the key and ID columns of v that base does not hold
+// with the same type.
+func underivable(base, v schema.View) []string {
+	have := map[string]string{}
+	for _, c := range allColumns(base) {
+		have[c.Name] = normalizedList([]schema.Column{c})
+	}
+	var missing []string
+	for _, c := range append(append([]schema.Column(nil), v.Key...), v.ID) {
+		if have[c.Name] != normalizedList([]schema.Column{c}) {
+			missing = append(missing, c.Name)
+		}
+	}
+	return missing
+}
+
+// allColumns is a view's item columns: key, ID, values (defaults applied).
+func allColumns(v schema.View) []schema.Column {
+	v = v.WithDefaults()
+	return append(append(append([]schema.Column(nil), v.Key...), v.ID), v.Values...)
+}
+
+// writeTargets says which views the repair writes, and which of their
+// value columns the base does not hold (they are written as null).
+func writeTargets(w io.Writer, base schema.View, targets []schema.View) {
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.Name
+		if missing := missingValues(base, t); len(missing) > 0 {
+			fmt.Fprintf(w, "note: %s holds %s, which %s does not: repaired rows get null there\n", t.Name, strings.Join(missing, ", "), base.Name)
+		}
+	}
+	fmt.Fprintf(w, "repairing %s from %s\n", strings.Join(names, ", "), base.Name)
+}
+
+func missingValues(base, t schema.View) []string {
+	have := map[string]bool{}
+	for _, c := range allColumns(base) {
+		have[c.Name] = true
+	}
+	var missing []string
+	for _, c := range t.Values {
+		if !have[c.Name] {
+			missing = append(missing, c.Name)
+		}
+	}
+	return missing
 }
 
 func containsView(views []schema.View, name string) bool {

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/internal/demo"
 	"github.com/tsbucket/tsbucket/internal/refmodel"
@@ -37,51 +41,64 @@ func runSchema(ctx context.Context, args []string, e env) int {
 
 func schemaUsage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: tsbucket "+schemaSynopsis)
-	fmt.Fprintln(w, "  print  the CQL of the keyspace and the reference views (no cluster needed)")
-	fmt.Fprintln(w, "  apply  create the keyspace and apply the reference migrations")
-	fmt.Fprintln(w, "  check  compare the live schema with the reference views; exit 1 on drift")
-	fmt.Fprintln(w, "Run tsbucket schema <subcommand> -h for its flags.")
+	fmt.Fprintln(w, "  print  the CQL of a views file (--views FILE) or of the reference views (no cluster needed)")
+	fmt.Fprintln(w, "  apply  create the keyspace and tables of a views file and register its views")
+	fmt.Fprintln(w, "         (without --views: the reference migrations)")
+	fmt.Fprintln(w, "  check  compare the live schema with the registered views (or a views file); exit 1 on drift")
+	fmt.Fprintln(w, "Run tsbucket schema <subcommand> -h for its flags. Views files: docs/views-file.md.")
 }
 
 // workloadViews returns the reference views of a workload.
 func workloadViews(name string) ([]schema.View, error) {
-	switch name {
-	case "all":
-		return refmodel.Views(), nil
-	case "chat":
-		return refmodel.ChatViews(), nil
-	case "iot":
-		return refmodel.IoTViews(), nil
-	case "rides":
-		return refmodel.RidesViews(), nil
+	f, err := workloadFile(name)
+	return f.Views, err
+}
+
+// keyspaceOverride applies the flags that override a views file's keyspace:
+// --keyspace renames it, and --rf (with --dc, where the command has it) sets
+// the replication to that one datacenter.
+func keyspaceOverride(fs *flag.FlagSet, k schema.Keyspace, name, dc string, rf int) schema.Keyspace {
+	if isSet(fs, "keyspace") {
+		k.Name = name
 	}
-	return nil, usageErr("--workload %q: want all, chat, iot or rides", name)
+	if isSet(fs, "rf") || (isSet(fs, "dc") && fs.Lookup("rf") != nil) {
+		k.Replication = map[string]int{dc: rf}
+	}
+	return k
 }
 
 func runSchemaPrint(args []string, e env) int {
-	var ks, dc, workload string
+	var ks, dc, workload, path string
 	var rf int
-	fs := newFlags("schema print", "schema print [flags]", e)
+	fs := newFlags("schema print", "schema print [--views FILE | --workload W] [flags]", e)
+	fs.StringVar(&path, "views", "", "views file to print (docs/views-file.md); its keyspace and replication unless overridden")
 	fs.StringVar(&ks, "keyspace", "tsbucket_demo", "keyspace the tables are qualified with")
 	fs.StringVar(&dc, "dc", "dc1", "datacenter of the keyspace's replication")
 	fs.IntVar(&rf, "rf", 3, "replication factor in that datacenter")
-	fs.StringVar(&workload, "workload", "all", "views to print: all, chat, iot or rides")
+	fs.StringVar(&workload, "workload", "", "reference views to print: all, chat, iot or rides (default all, without --views)")
 	if code, done := parse(fs, args); done {
 		return code
 	}
-	views, err := workloadViews(workload)
+	if path == "" && workload == "" {
+		workload = "all"
+	}
+	f, source, _, err := viewsOf(path, workload)
 	if err != nil {
 		return fail(e, "schema print", err)
 	}
-	ksCQL, err := schema.Keyspace{Name: ks, Replication: map[string]int{dc: rf}}.CQL()
+	k := schema.Keyspace{Name: ks, Replication: map[string]int{dc: rf}}
+	if path != "" {
+		k = keyspaceOverride(fs, f.Keyspace, ks, dc, rf)
+	}
+	ksCQL, err := k.CQL()
 	if err != nil {
 		return fail(e, "schema print", usageErr("%v", err))
 	}
-	stmts, err := schema.DDL(ks, views)
+	stmts, err := schema.DDL(k.Name, f.Views)
 	if err != nil {
 		return fail(e, "schema print", usageErr("%v", err))
 	}
-	fmt.Fprintf(e.stdout, "-- tsbucket reference schema (%s), generated from internal/refmodel\n\n%s;\n", workload, ksCQL)
+	fmt.Fprintf(e.stdout, "-- tsbucket schema: the %s\n\n%s;\n", source, ksCQL)
 	for _, s := range stmts {
 		fmt.Fprintf(e.stdout, "\n%s;\n", s)
 	}
@@ -91,15 +108,40 @@ func runSchemaPrint(args []string, e env) int {
 func runSchemaApply(ctx context.Context, args []string, e env) int {
 	var c clusterFlags
 	var rf int
-	fs := newFlags("schema apply", "schema apply --hosts H [flags]", e)
+	var path, workload string
+	fs := newFlags("schema apply", "schema apply --hosts H [--views FILE | --workload W] [flags]", e)
 	c.register(fs, e)
-	fs.IntVar(&rf, "rf", 1, "replication factor in the local datacenter, if the keyspace is created")
+	fs.IntVar(&rf, "rf", 1, "replication factor in the local datacenter, if the keyspace is created (with --views: replaces the file's replication)")
+	fs.StringVar(&path, "views", "", "views file to apply: its keyspace (unless --keyspace), tables, and registered views")
+	fs.StringVar(&workload, "workload", "", "reference views to apply from their embedded views files: all, chat, iot or rides")
 	if code, done := parse(fs, args); done {
 		return code
 	}
-	if err := c.validate(true); err != nil {
+	f, source, ok, err := viewsOf(path, workload)
+	if err == nil {
+		err = c.validate(true)
+	}
+	if err != nil {
 		return fail(e, "schema apply", err)
 	}
+	if !ok {
+		return applyReference(ctx, c, rf, e)
+	}
+	k := keyspaceOverride(fs, f.Keyspace, c.keyspace, c.datacenter(), rf)
+	if workload != "" {
+		k.Name, k.Replication = c.keyspace, map[string]int{c.datacenter(): rf}
+	}
+	if err := applyViews(ctx, c, k, f.Views, workload != "", e.stdout); err != nil {
+		return fail(e, "schema apply", err)
+	}
+	fmt.Fprintf(e.stdout, "keyspace %s: %d view(s) applied and registered (the %s)\n", k.Name, len(f.Views), source)
+	return exitOK
+}
+
+// applyReference creates the keyspace if needed, applies the reference
+// migrations and registers the reference views, so the keyspace describes
+// itself to views, read, inspect, repair and check.
+func applyReference(ctx context.Context, c clusterFlags, rf int, e env) int {
 	applied, err := applySchema(ctx, c, rf)
 	if err != nil {
 		return fail(e, "schema apply", err)
@@ -109,7 +151,8 @@ func runSchemaApply(ctx context.Context, args []string, e env) int {
 }
 
 // applySchema creates the keyspace if needed and applies the reference
-// migrations (unqualified CQL, run in a session bound to the keyspace).
+// migrations (unqualified CQL, run in a session bound to the keyspace),
+// then registers the reference views.
 func applySchema(ctx context.Context, c clusterFlags, rf int) (int, error) {
 	if _, err := (schema.Keyspace{Name: c.keyspace, Replication: map[string]int{c.datacenter(): rf}}).CQL(); err != nil {
 		return 0, usageErr("%v", err)
@@ -132,52 +175,72 @@ func applySchema(ctx context.Context, c clusterFlags, rf int) (int, error) {
 		return 0, err
 	}
 	defer s.Close()
-	return schema.Migrate(ctx, s, c.keyspace, ms)
+	applied, err := schema.Migrate(ctx, s, c.keyspace, ms)
+	if err != nil {
+		return applied, err
+	}
+	return applied, schema.RegisterViews(ctx, s, c.keyspace, refmodel.Views())
 }
 
-func runSchemaCheck(ctx context.Context, args []string, e env) int {
-	var c clusterFlags
-	var workload string
-	fs := newFlags("schema check", "schema check --hosts H [flags]", e)
-	c.register(fs, e)
-	fs.StringVar(&workload, "workload", "all", "views to check: all, chat, iot or rides")
-	if code, done := parse(fs, args); done {
-		return code
+// applyViews applies views to keyspace k with schema.Apply, after checking
+// everything it can first: the keyspace and views (all or nothing), then
+// the definitions already registered, which the file may change only in
+// compatible ways. Compatible changes are listed, as they leave existing
+// tables as they are (schema check prints the statements).
+func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []schema.View, autoTablets bool, w io.Writer) error {
+	if _, err := k.CQL(); err != nil {
+		return usageErr("%v", err)
 	}
-	views, err := workloadViews(workload)
-	if err == nil {
-		err = c.validate(true)
-	}
-	if err != nil {
-		return fail(e, "schema check", err)
+	if _, err := schema.DDL(k.Name, views); err != nil {
+		return usageErr("%v", err)
 	}
 	s, err := c.session("")
 	if err != nil {
-		return fail(e, "schema check", err)
+		return err
 	}
 	defer s.Close()
-	drifts, err := schema.Check(ctx, s, c.keyspace, views)
-	if err != nil {
-		return fail(e, "schema check", err)
+	registered, err := schema.RegisteredViews(ctx, s, k.Name)
+	if err != nil && !errors.Is(err, schema.ErrNotApplied) {
+		return err
 	}
-	if len(drifts) == 0 {
-		fmt.Fprintf(e.stdout, "keyspace %s matches the %s views: no drift\n", c.keyspace, workload)
-		return exitOK
+	diffs := diffDefinitions(registered, views)
+	if bad := incompatible(diffs); len(bad) > 0 {
+		return definitionError(k.Name, bad)
 	}
-	var fixes []string
-	for _, d := range drifts {
-		fmt.Fprintln(e.stdout, d)
-		if d.Fix != "" {
-			fixes = append(fixes, d.Fix)
+	if len(diffs) > 0 {
+		fmt.Fprintf(w, "definitions that change (existing tables are not altered: run tsbucket schema check for the statements):\n")
+		writeDefDiffs(w, diffs)
+	}
+	if autoTablets && !k.NoTablets {
+		if k.NoTablets, err = hasTablets(ctx, s); err != nil {
+			return err
 		}
 	}
-	if len(fixes) > 0 {
-		// Printed, never run: an operator reviews schema changes first.
-		fmt.Fprintf(e.stdout, "\n-- %d statement(s) that resolve these online; review, then run them in cqlsh:\n", len(fixes))
-		for _, f := range fixes {
-			fmt.Fprintln(e.stdout, f+";")
-		}
+	return schema.Apply(ctx, s, k, views)
+}
+
+// definitionError says which registered definitions a file would change
+// incompatibly; nothing has been applied.
+func definitionError(keyspace string, diffs []defDiff) error {
+	lines := make([]string, len(diffs))
+	for i, d := range diffs {
+		lines[i] = "  " + d.String()
 	}
-	fmt.Fprintf(e.stderr, "tsbucket schema check: %d difference(s) in keyspace %s\n", len(drifts), c.keyspace)
-	return exitFail
+	return fmt.Errorf("%w: keyspace %s: the file's definitions differ from the registered ones, nothing applied:\n%s\n"+
+		"restore the registered definition in the file, or define a new view and backfill it",
+		schema.ErrDefinitionMismatch, keyspace, strings.Join(lines, "\n"))
+}
+
+// hasTablets reports whether the cluster is ScyllaDB with tablets, whose
+// keyspaces need tablets disabled for the lightweight transactions that
+// register views.
+func hasTablets(ctx context.Context, s *gocql.Session) (bool, error) {
+	it := s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system_schema' AND table_name = 'scylla_keyspaces'`).
+		WithContext(ctx).Iter()
+	var name string
+	found := it.Scan(&name)
+	if err := it.Close(); err != nil {
+		return false, fmt.Errorf("detect tablets: %w", err)
+	}
+	return found, nil
 }

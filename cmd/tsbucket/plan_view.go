@@ -1,0 +1,124 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// planView is a view of a views file judged by the planner: its current
+// bucket width, TTL and compaction window, and whether the width fits.
+type planView struct {
+	file   string
+	view   schema.View
+	width  time.Duration
+	window bucket.TWCSWindow
+	fits   bool
+	reason string
+}
+
+// loadPlanView reads the view --view of --views and sets the planner input
+// from it: the retention is the view's TTL, and its width joins the
+// candidates so that the table shows it.
+func loadPlanView(fs *flag.FlagSet, path, name string, in *bucket.PlanInput) (*planView, error) {
+	if path == "" || name == "" {
+		return nil, usageErr("--views and --view go together")
+	}
+	if isSet(fs, "retention") {
+		return nil, usageErr("--retention comes from the view's ttl with --view")
+	}
+	f, err := loadViewsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := findView(f.Views, "--view", name, "of "+path)
+	if err != nil {
+		return nil, err
+	}
+	if !v.Bucketed() {
+		return nil, usageErr("--view %s is unbucketed (%s): it has no bucket width to size", v.Name, v.Unbucketed)
+	}
+	pv := &planView{file: path, view: v, width: v.Scheme.Width(), window: compactionWindow(v)}
+	in.Retention = v.TTL
+	if in.Candidates == nil {
+		in.Candidates = bucket.DefaultCandidates()
+	}
+	if !slices.Contains(in.Candidates, pv.width) {
+		in.Candidates = append(in.Candidates, pv.width)
+	}
+	return pv, nil
+}
+
+// judge finds the view's width among the planned candidates.
+func (pv *planView) judge(res bucket.PlanResult) {
+	for _, c := range res.Candidates {
+		if c.Width == pv.width {
+			pv.fits, pv.reason = c.Fits, c.Reason
+			return
+		}
+	}
+	pv.reason = "not sized"
+}
+
+// windows is how many compaction windows the view's TTL spans (0 without one).
+func (pv *planView) windows() int {
+	d := pv.window.Duration()
+	if pv.view.TTL == 0 || d == 0 {
+		return 0
+	}
+	return int((pv.view.TTL + d - 1) / d)
+}
+
+func (pv *planView) verdict() string {
+	if pv.fits {
+		return "fits"
+	}
+	return "does not fit"
+}
+
+func writeViewVerdict(w io.Writer, pv *planView, res bucket.PlanResult) {
+	fmt.Fprintf(w, "\nview %s (%s): %s buckets (%s), ttl %s, TWCS window %s", pv.view.Name, pv.file,
+		fmtWidth(pv.width), pv.view.Scheme, ttlText(pv.view.TTL), pv.window)
+	if n := pv.windows(); n > 0 {
+		fmt.Fprintf(w, " (%d windows)", n)
+	}
+	fmt.Fprintf(w, "\nverdict: %s: %s", pv.verdict(), pv.reason)
+	switch {
+	case res.Recommended == 0:
+		fmt.Fprintln(w, "; no width fits")
+	case res.Recommended == pv.width:
+		fmt.Fprintln(w, "; it is the recommended width")
+	default:
+		fmt.Fprintf(w, "; recommended: %s\n", fmtWidth(res.Recommended))
+	}
+}
+
+// viewPlanJSON is the view's part of plan --json.
+type viewPlanJSON struct {
+	Name             string `json:"name"`
+	Width            string `json:"width"`
+	WidthSeconds     int64  `json:"width_seconds"`
+	Scheme           string `json:"scheme"`
+	TTLSeconds       int64  `json:"ttl_seconds"`
+	CompactionWindow string `json:"compaction_window"`
+	Windows          int    `json:"windows"`
+	Fits             bool   `json:"fits"`
+	Verdict          string `json:"verdict"`
+	Reason           string `json:"reason"`
+}
+
+func (pv *planView) json() *viewPlanJSON {
+	if pv == nil {
+		return nil
+	}
+	return &viewPlanJSON{
+		Name: pv.view.Name, Width: fmtWidth(pv.width), WidthSeconds: int64(pv.width / time.Second),
+		Scheme: pv.view.Scheme.String(), TTLSeconds: int64(pv.view.TTL / time.Second),
+		CompactionWindow: pv.window.String(), Windows: pv.windows(), Fits: pv.fits, Verdict: pv.verdict(), Reason: pv.reason,
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+func runSchemaCheck(ctx context.Context, args []string, e env) int {
+	var c clusterFlags
+	var path, workload string
+	fs := newFlags("schema check", "schema check --hosts H [--views FILE | --workload W] [flags]", e)
+	c.register(fs, e)
+	fs.StringVar(&path, "views", "", "views file to compare the keyspace with (its keyspace unless --keyspace); default: the registered views")
+	fs.StringVar(&workload, "workload", "", "compare with the reference views instead: all, chat, iot or rides")
+	if code, done := parse(fs, args); done {
+		return code
+	}
+	f, source, fromFile, err := viewsOf(path, workload)
+	if err == nil {
+		err = c.validate(true)
+	}
+	if err != nil {
+		return fail(e, "schema check", err)
+	}
+	if path != "" && !isSet(fs, "keyspace") {
+		c.keyspace = f.Keyspace.Name
+	}
+	res, err := checkKeyspace(ctx, c, f.Views, fromFile)
+	if err != nil {
+		return fail(e, "schema check", err)
+	}
+	if !fromFile {
+		source = fmt.Sprintf("%d registered views", res.views)
+	}
+	if res.clean() {
+		fmt.Fprintf(e.stdout, "keyspace %s matches the %s: no drift\n", c.keyspace, source)
+		return exitOK
+	}
+	res.write(e.stdout)
+	fmt.Fprintf(e.stderr, "tsbucket schema check: %d difference(s) in keyspace %s\n", len(res.drifts)+len(res.defs), c.keyspace)
+	return exitFail
+}
+
+// checkResult is what schema check found.
+type checkResult struct {
+	views  int
+	drifts []schema.Drift
+	defs   []defDiff // file definitions that differ from the registered ones
+}
+
+func (r checkResult) clean() bool { return len(r.drifts) == 0 && len(r.defs) == 0 }
+
+// checkKeyspace compares the live tables with views (fromFile), or with the
+// views registered in the keyspace; a file's views are also compared with
+// the registered definitions of the same names.
+func checkKeyspace(ctx context.Context, c clusterFlags, views []schema.View, fromFile bool) (checkResult, error) {
+	var res checkResult
+	s, err := c.session("")
+	if err != nil {
+		return res, err
+	}
+	defer s.Close()
+	registered, err := schema.RegisteredViews(ctx, s, c.keyspace)
+	switch {
+	case !fromFile && err == nil && len(registered) == 0:
+		err = fmt.Errorf("%w: keyspace %q has no registered views: pass --views FILE, or apply them first", schema.ErrNotApplied, c.keyspace)
+	case fromFile && errors.Is(err, schema.ErrNotApplied):
+		err = nil // nothing registered: the drift shows what is missing
+	}
+	if err != nil {
+		return res, err
+	}
+	if fromFile {
+		res.defs = diffDefinitions(registered, views)
+	} else {
+		views = registered
+	}
+	res.views = len(views)
+	res.drifts, err = schema.Check(ctx, s, c.keyspace, views)
+	return res, err
+}
+
+// write prints the drifts, the statements that fix them (printed, never
+// run: an operator reviews schema changes first), and the definitions a
+// file changes.
+func (r checkResult) write(w io.Writer) {
+	var fixes []string
+	for _, d := range r.drifts {
+		fmt.Fprintln(w, d)
+		if d.Fix != "" {
+			fixes = append(fixes, d.Fix)
+		}
+	}
+	if len(fixes) > 0 {
+		fmt.Fprintf(w, "\n-- %d statement(s) that resolve these online; review, then run them in cqlsh:\n", len(fixes))
+		for _, f := range fixes {
+			fmt.Fprintln(w, f+";")
+		}
+	}
+	if len(r.defs) > 0 {
+		if len(r.drifts) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "-- the file's definitions differ from the registered ones:")
+		writeDefDiffs(w, r.defs)
+		if len(incompatible(r.defs)) == 0 {
+			fmt.Fprintln(w, "-- tsbucket schema apply --views FILE records them as a new revision")
+		}
+	}
+}

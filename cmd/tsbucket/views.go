@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+func runViews(ctx context.Context, args []string, e env) int {
+	var c clusterFlags
+	var asJSON bool
+	fs := newFlags("views", "views --hosts H --keyspace K [--json]", e)
+	c.register(fs, e)
+	fs.BoolVar(&asJSON, "json", false, "print the views as JSON")
+	if code, done := parse(fs, args); done {
+		return code
+	}
+	if err := c.validate(true); err != nil {
+		return fail(e, "views", err)
+	}
+	s, err := c.session("")
+	if err != nil {
+		return fail(e, "views", err)
+	}
+	defer s.Close()
+	views, err := registeredViews(ctx, s, c.keyspace)
+	if err != nil {
+		return fail(e, "views", err)
+	}
+	if asJSON {
+		err = writeViewsJSON(e.stdout, views)
+	} else {
+		writeViewsTable(e.stdout, c.keyspace, views)
+	}
+	if err != nil {
+		return fail(e, "views", err)
+	}
+	return exitOK
+}
+
+// compactionWindow is the TWCS window schema gives a bucketed view:
+// View.CompactionWindow when set, else derived from the width and the TTL;
+// the zero window for an unbucketed view (SizeTiered compaction).
+func compactionWindow(v schema.View) bucket.TWCSWindow {
+	if !v.Bucketed() {
+		return bucket.TWCSWindow{}
+	}
+	if v.CompactionWindow > 0 {
+		return bucket.CompactionWindow(v.CompactionWindow, 0)
+	}
+	return bucket.CompactionWindow(v.Scheme.Width(), v.TTL)
+}
+
+func windowText(v schema.View) string {
+	w := compactionWindow(v)
+	if w.Size == 0 {
+		return "- (SizeTiered)"
+	}
+	return w.String()
+}
+
+func ttlText(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return fmtWidth(d)
+}
+
+func writeViewsTable(w io.Writer, keyspace string, views []schema.View) {
+	fmt.Fprintf(w, "keyspace %s: %d registered view(s)\n", keyspace, len(views))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "view\tkey\tid\tkind\tscheme\torder\tttl\twindow")
+	for _, v := range views {
+		v = v.WithDefaults()
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%s\t%s\t%s\n", v.Name, columnList(v.Key), v.ID.Name, v.ID.Type,
+			v.Kind, schemeText(v), v.Order, ttlText(v.TTL), windowText(v))
+	}
+	tw.Flush()
+}
+
+// viewJSON is one view in --json output.
+type viewJSON struct {
+	Name              string       `json:"name"`
+	Comment           string       `json:"comment,omitempty"`
+	Key               []columnJSON `json:"key"`
+	ID                columnJSON   `json:"id"`
+	Kind              string       `json:"kind"`
+	Scheme            string       `json:"scheme"` // "unbucketed" for an unbucketed view
+	Unbucketed        string       `json:"unbucketed,omitempty"`
+	BucketColumn      string       `json:"bucket_column,omitempty"`
+	Order             string       `json:"order"`
+	Values            []columnJSON `json:"values"`
+	TTLSeconds        int64        `json:"ttl_seconds"`
+	GCGraceSeconds    int64        `json:"gc_grace_seconds"`
+	CompactionWindow  string       `json:"compaction_window,omitempty"` // e.g. "1 DAYS"; "" when unbucketed
+	CompactionSeconds int64        `json:"compaction_window_seconds,omitempty"`
+}
+
+type columnJSON struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+func columnsJSON(cols []schema.Column) []columnJSON {
+	out := make([]columnJSON, len(cols))
+	for i, c := range cols {
+		out[i] = columnJSON(c)
+	}
+	return out
+}
+
+func writeViewsJSON(w io.Writer, views []schema.View) error {
+	out := make([]viewJSON, len(views))
+	for i, v := range views {
+		v = v.WithDefaults()
+		win := compactionWindow(v)
+		out[i] = viewJSON{
+			Name: v.Name, Comment: v.Comment, Key: columnsJSON(v.Key), ID: columnJSON(v.ID), Kind: v.Kind.String(),
+			Scheme: schemeText(v), Unbucketed: v.Unbucketed, BucketColumn: v.BucketColumn, Order: strings.ToLower(v.Order.String()),
+			Values: columnsJSON(v.Values), TTLSeconds: int64(v.TTL / time.Second), GCGraceSeconds: int64(v.GCGrace / time.Second),
+		}
+		if win.Size > 0 {
+			out[i].CompactionWindow, out[i].CompactionSeconds = win.String(), int64(win.Duration()/time.Second)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
