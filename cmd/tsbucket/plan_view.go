@@ -87,7 +87,11 @@ func writeViewVerdict(w io.Writer, pv *planView, res bucket.PlanResult) {
 	if n := pv.windows(); n > 0 {
 		fmt.Fprintf(w, " (%d windows)", n)
 	}
-	fmt.Fprintf(w, "\nverdict: %s: %s", pv.verdict(), pv.reason)
+	if pv.fits {
+		fmt.Fprintf(w, "\nverdict: %s", pv.reason) // "fits: ..."
+	} else {
+		fmt.Fprintf(w, "\nverdict: does not fit: %s", pv.reason)
+	}
 	switch {
 	case res.Recommended == 0:
 		fmt.Fprintln(w, "; no width fits")

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/internal/refmodel"
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// shopViews are the views of testdata/shop.yaml (docs/views-file.md).
+func shopViews(t *testing.T) []schema.View {
+	t.Helper()
+	f, err := schema.LoadViewsFile("testdata/shop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Views {
+		f.Views[i] = f.Views[i].WithDefaults()
+	}
+	return f.Views
+}
+
+func TestParseValue(t *testing.T) {
+	u := gocql.MustRandomUUID()
+	tu := gocql.TimeUUID()
+	tests := []struct {
+		typ, in string
+		want    any
+		err     string
+	}{
+		{"bigint", "-42", int64(-42), ""},
+		{"int", "7", int32(7), ""},
+		{"int", "3000000000", nil, "not an integer of 32 bits"},
+		{"smallint", "-3", int16(-3), ""},
+		{"smallint", "40000", nil, "not an integer of 16 bits"},
+		{"tinyint", "5", int8(5), ""},
+		{"bigint", "abc", nil, `"abc" is not an integer`},
+		{"text", "acme", "acme", ""},
+		{"text", "", nil, "empty value"},
+		{"uuid", u.String(), u, ""},
+		{"uuid", "nope", nil, "not a UUID"},
+		{"timeuuid", tu.String(), tu, ""},
+		{"timeuuid", u.String(), nil, "not a time UUID"},
+		{"boolean", "true", true, ""},
+		{"boolean", "yes", nil, "not a boolean"},
+		{"timestamp", "2025-01-02T03:04:05+01:00", time.Date(2025, 1, 2, 2, 4, 5, 0, time.UTC), ""},
+		{"timestamp", "yesterday", nil, "not an RFC 3339 instant"},
+		{"blob", "0xcafe", []byte{0xca, 0xfe}, ""},
+		{"blob", "cafe", []byte{0xca, 0xfe}, ""},
+		{"blob", "0xzz", nil, "not hex bytes"},
+		{"double", "1.5", 1.5, ""},
+		{"frozen<list<text>>", "x", nil, "cannot be given on the command line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ+" "+tt.in, func(t *testing.T) {
+			got, err := parseValue(tt.typ, tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("got %v, %v; want error %q", got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || formatValue(got) != formatValue(tt.want) || fmt.Sprintf("%T", got) != fmt.Sprintf("%T", tt.want) {
+				t.Fatalf("got %#v, %v; want %#v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseKey(t *testing.T) {
+	views := shopViews(t)
+	events := views[2]
+	got, err := parseKey(events, "acme, eu")
+	if err != nil || len(got) != 2 || got[0] != "acme" || got[1] != "eu" {
+		t.Fatalf("parseKey = %v, %v", got, err)
+	}
+	for _, tt := range []struct{ key, want string }{
+		{"acme", `--key "acme": events_by_tenant has 2 key column(s) (tenant_id text, region text)`},
+		{"acme,eu,x", "has 2 key column(s)"},
+		{"acme,", "--key: column region: empty value"},
+	} {
+		_, err := parseKey(events, tt.key)
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseKey(%q) = %v; want a usage error with %q", tt.key, err, tt.want)
+		}
+	}
+	if _, err := parseKey(views[0], "42"); err == nil || !strings.Contains(err.Error(), `column customer_id: "42" is not a UUID`) {
+		t.Errorf("uuid key 42: %v", err)
+	}
+}
+
+func TestFindView(t *testing.T) {
+	views := shopViews(t)
+	v, err := findView(views, "--view", "order_by_id", "registered in keyspace shop")
+	if err != nil || v.Name != "order_by_id" {
+		t.Fatalf("findView = %v, %v", v.Name, err)
+	}
+	_, err = findView(views, "--view", "orders", "registered in keyspace shop")
+	want := `--view "orders" is not a view registered in keyspace shop (it has: orders_by_customer, order_by_id, events_by_tenant)`
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// A page of events_by_tenant as a table and as JSON: columns in view order,
+// the ID's time beside it, times in RFC 3339, blobs in hex, the stop reason,
+// the statistics and the cursor.
+func TestWritePage(t *testing.T) {
+	v := shopViews(t)[2]
+	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	id, err := bucket.TwitterSnowflake().Make(at, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventID := int64(binary.BigEndian.Uint64(id[8:]))
+	page := repo.Page[repo.Record]{
+		Items:  []repo.Record{{"tenant_id": "acme", "region": "eu", "hour": int64(7), "event_id": eventID, "kind": "login\tnow", "payload": []byte{0xca, 0xfe}}},
+		Cursor: "CUR",
+		Stats:  repo.ReadStats{Buckets: 3, EmptyBuckets: 1, Queries: 4, Rows: 1, Stop: repo.StopFull},
+	}
+	var out bytes.Buffer
+	if err := writePageTable(&out, v, page); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if got, want := strings.Fields(lines[0]), []string{"tenant_id", "region", "event_id", "event_id", "(time)", "kind", "payload"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("header %q, want %q", got, want)
+	}
+	for _, want := range []string{"acme", "2025-03-01T12:00:00Z", `"login\tnow"`, "0xcafe"} {
+		if !strings.Contains(lines[1], want) {
+			t.Errorf("row %q lacks %q", lines[1], want)
+		}
+	}
+	if !strings.Contains(out.String(), "1 item(s); stop: full; buckets 3 (1 empty), queries 4\nnext page: --cursor CUR\n") {
+		t.Errorf("table footer:\n%s", out.String())
+	}
+
+	out.Reset()
+	if err := writePageJSON(&out, v, page); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Items  []map[string]any
+		Cursor string
+		Stop   string
+		Stats  map[string]int
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	item := got.Items[0]
+	if got.Cursor != "CUR" || got.Stop != "full" || got.Stats["buckets"] != 3 || got.Stats["empty_buckets"] != 1 || got.Stats["queries"] != 4 ||
+		item["@time"] != "2025-03-01T12:00:00Z" || item["payload"] != "0xcafe" || item["kind"] != "login\tnow" {
+		t.Errorf("JSON page %+v", got)
+	}
+	if i, j := strings.Index(out.String(), `"tenant_id"`), strings.Index(out.String(), `"payload"`); i < 0 || j < i {
+		t.Errorf("JSON members not in view order:\n%s", out.String())
+	}
+
+	out.Reset()
+	_ = writePageTable(&out, v, repo.Page[repo.Record]{Stats: repo.ReadStats{Stop: repo.StopEnd}})
+	if !strings.Contains(out.String(), "0 item(s); stop: end") || !strings.Contains(out.String(), "no more items") {
+		t.Errorf("empty page:\n%s", out.String())
+	}
+}
+
+func TestWriteViews(t *testing.T) {
+	views := shopViews(t)
+	var out bytes.Buffer
+	writeViewsTable(&out, "shop", views)
+	for _, want := range []string{
+		"keyspace shop: 3 registered view(s)",
+		"orders_by_customer  customer_id uuid",
+		"order_id uuid", "uuidv7", "fixed(width=720h0m0s,epoch=1970-01-01T00:00:00Z)", "14d", "30 DAYS",
+		"unbucketed", "- (SizeTiered)", "tenant_id text, region text", "hour", "ASC", "30d", "1 DAYS",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("views table lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := writeViewsJSON(&out, views); err != nil {
+		t.Fatal(err)
+	}
+	var got []viewJSON
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got) != 3 {
+		t.Fatalf("views JSON: %v\n%s", err, out.String())
+	}
+	if o := got[0]; o.Scheme != "fixed(width=720h0m0s,epoch=1970-01-01T00:00:00Z)" || o.TTLSeconds != 14*86400 ||
+		o.CompactionWindow != "30 DAYS" || o.Key[0] != (columnJSON{"customer_id", "uuid"}) || o.Order != "desc" {
+		t.Errorf("orders_by_customer = %+v", o)
+	}
+	if u := got[1]; u.Scheme != "unbucketed" || u.Unbucketed != "one row per order" || u.CompactionWindow != "" {
+		t.Errorf("order_by_id = %+v", u)
+	}
+}
+
+func TestDiffDefinitions(t *testing.T) {
+	registered := shopViews(t)
+	file := shopViews(t)
+	file[0].TTL = 7 * 24 * time.Hour
+	file[0].Values = append(file[0].Values, schema.Column{Name: "note", Type: "text"})
+	file[2].Key = []schema.Column{{Name: "tenant_id", Type: "text"}}
+	file = append(file, schema.View{Name: "new_view"}) // only in the file: no difference
+	got := diffDefinitions(registered, file)
+	var lines []string
+	for _, d := range got {
+		lines = append(lines, d.String())
+	}
+	want := []string{
+		"orders_by_customer: values: registered (total_cents bigint, status text, items frozen<list<text>>), file (total_cents bigint, status text, items frozen<list<text>>, note text) (compatible: apply records it as a new revision)",
+		"orders_by_customer: ttl: registered 14d, file 7d (compatible: apply records it as a new revision)",
+		"events_by_tenant: key: registered (tenant_id text, region text), file (tenant_id text) (incompatible: rows already written are keyed by the registered definition)",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if bad := incompatible(got); len(bad) != 1 || bad[0].View != "events_by_tenant" {
+		t.Errorf("incompatible = %v", bad)
+	}
+	if got := diffDefinitions(registered, shopViews(t)); len(got) != 0 {
+		t.Errorf("same definitions differ: %v", got)
+	}
+}
+
+// A base view re-derives the views whose key and ID columns it holds:
+// messages_by_channel feeds the other chat views, never the IoT or rides
+// views registered in the same keyspace.
+func TestRepairTargets(t *testing.T) {
+	views := refmodel.Views()
+	base, _ := findView(views, "--base", "messages_by_channel", "")
+	got, err := repairTargets(base, views, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range got {
+		names = append(names, v.Name)
+	}
+	if strings.Join(names, ",") != "messages_by_author,message_by_id" {
+		t.Errorf("targets %v, want messages_by_author, message_by_id", names)
+	}
+	if _, err := repairTargets(base, views, []string{"message_by_id"}); err != nil {
+		t.Errorf("--targets message_by_id: %v", err)
+	}
+	for _, tt := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"readings_by_sensor"}, "--targets: view readings_by_sensor needs column(s)"},
+		{[]string{"nope"}, `--targets: "nope" is not another view`},
+		{[]string{"messages_by_channel"}, `--targets: "messages_by_channel" is not another view`},
+	} {
+		if _, err := repairTargets(base, views, tt.names); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("--targets %v: %v, want %q", tt.names, err, tt.want)
+		}
+	}
+}
+
+func TestSchemaPrintViewsFile(t *testing.T) {
+	code, out, errOut := runCmd(t, "schema", "print", "--views", "testdata/shop.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"-- tsbucket schema: the views of testdata/shop.yaml",
+		`CREATE KEYSPACE IF NOT EXISTS "shop" WITH replication = {'class': 'NetworkTopologyStrategy', 'eu-west': 3, 'us-east': 3}`,
+		`CREATE TABLE IF NOT EXISTS "shop"."orders_by_customer"`, `"shop"."events_by_tenant_buckets"`, `"shop"."order_by_id"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("schema print lacks %s", want)
+		}
+	}
+	code, out, _ = runCmd(t, "schema", "print", "--views", "testdata/shop.yaml", "--keyspace", "shop2", "--dc", "dc9", "--rf", "2")
+	if code != exitOK || !strings.Contains(out, `CREATE KEYSPACE IF NOT EXISTS "shop2" WITH replication = {'class': 'NetworkTopologyStrategy', 'dc9': 2}`) ||
+		strings.Contains(out, `"shop".`) {
+		t.Errorf("overrides not applied: exit %d\n%.400s", code, out)
+	}
+}
+
+func TestPlanView(t *testing.T) {
+	base := []string{"plan", "--views", "testdata/shop.yaml", "--view", "orders_by_customer", "--row-bytes", "300"}
+	code, out, errOut := runCmd(t, append(base, "--rate", "0.01")...)
+	if code != exitOK || !strings.Contains(out, "view orders_by_customer (testdata/shop.yaml): 30d buckets") ||
+		!strings.Contains(out, "ttl 14d, TWCS window 30 DAYS (1 windows)") || !strings.Contains(out, "verdict: fits: 25920 rows") {
+		t.Errorf("fitting view: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCmd(t, append(base, "--rate", "1")...)
+	if code != exitFail || !strings.Contains(out, "verdict: does not fit: too many rows and bytes") || !strings.Contains(out, "; recommended: 1d") ||
+		!strings.Contains(errOut, "view orders_by_customer: 30d buckets do not fit") {
+		t.Errorf("view too wide: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCmd(t, append(base, "--rate", "1", "--json")...)
+	var got planJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.View == nil || got.View.Fits || got.View.Width != "30d" ||
+		got.View.TTLSeconds != 14*86400 || got.RetentionSeconds != 14*86400 || code != exitFail {
+		t.Errorf("plan --json with --view: exit %d, %v, %+v", code, err, got.View)
+	}
+}
