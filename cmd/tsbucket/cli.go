@@ -89,7 +89,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(tw, "  help\t%s\n", "usage of a command: tsbucket help <command>")
 	tw.Flush()
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Exit status: 0 success, 1 failure (also: schema drift, no bucket width fits), 2 usage error.")
+	fmt.Fprintln(w, "Exit status: 0 success, 1 failure (also: schema drift, no bucket width fits, plan --view's width does not fit), 2 usage error.")
 }
 
 func runHelp(ctx context.Context, args []string, e env) int {

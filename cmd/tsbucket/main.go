@@ -17,7 +17,9 @@
 // back, so they work on any tsbucket keyspace without a file.
 //
 // Exit status: 0 on success, 1 when the command failed (or found schema
-// drift, or no bucket width fits), 2 on a usage error.
+// drift, or no bucket width fits, or plan --view's width does not fit), 2 on
+// a usage error (bad flags, a bad views file, an unknown view, a bad key,
+// time or cursor).
 package main
 
 import (
