@@ -14,10 +14,12 @@ import (
 	"github.com/tsbucket/tsbucket/schema"
 )
 
-// sparseTTL stretches the IoT views' 30-day TTL so the sparse key's 10,000
-// hourly buckets (417 days) are all live: the walk's floor is now minus the
-// TTL, and a naive walk honest about expiry stops there too.
-const sparseTTL = 600 * 24 * time.Hour
+// sparseSpan is how far back the naive walk goes. The sparse key's 10,000
+// hourly buckets (417 days) hold rows written during the load, so all of
+// them are alive (a row lives its TTL from its write, whatever its ID's
+// time); the naive walk, with no index to tell it where data ends, stops
+// after this span.
+const sparseSpan = 600 * 24 * time.Hour
 
 // env is everything the scenarios share: one session per side, so each
 // side's requests are counted apart, and the repositories.
@@ -36,7 +38,7 @@ type env struct {
 	chatRead  *repo.Repo[refmodel.Message] // NoCoalesce: every timed read does its own walk
 	chatNoIdx *repo.Repo[refmodel.Message] // NoCoalesce, no presence index: one query for a dense latest
 	chatBare  *repo.Repo[refmodel.Message] // on hotSess, no metrics: the instrumentation's cost
-	iot       *repo.Repo[refmodel.Reading] // TTL sparseTTL, with metrics
+	iot       *repo.Repo[refmodel.Reading] // with metrics
 	hotCo     *repo.Repo[refmodel.Message] // on hot: coalescing (the default)
 	hotNo     *repo.Repo[refmodel.Message] // on hot: NoCoalesce
 }
@@ -143,7 +145,7 @@ func (e *env) open(ctx context.Context) error {
 	if e.chatNoIdx, err = repo.New[refmodel.Message](e.ts, ks, chat, repo.Options{Metrics: m, NoCoalesce: true, NoPresenceIndex: true}); err != nil {
 		return err
 	}
-	if e.iot, err = repo.Open[refmodel.Reading](ctx, e.ts, ks, refmodel.IoTViews(), repo.Options{Metrics: m, TTL: sparseTTL}); err != nil {
+	if e.iot, err = repo.Open[refmodel.Reading](ctx, e.ts, ks, refmodel.IoTViews(), repo.Options{Metrics: m}); err != nil {
 		return err
 	}
 	// No metrics on the hot session's repositories: a statement observer

@@ -15,7 +15,7 @@ const selectSite = "SELECT site_id, reading_id, sensor_id, value, unit FROM read
 
 // naiveWalk is the loop most teams write: from the current bucket back, one
 // query per bucket with the remaining limit, until the page is full or the
-// walk reaches the TTL floor (older buckets have expired). It returns the
+// walk has gone back sparseSpan. It returns the
 // items and the queries it sent.
 func (e *env) naiveWalk(ctx context.Context, site string, limit int) ([]refmodel.Reading, int, error) {
 	s := bucket.Hourly()
@@ -24,7 +24,7 @@ func (e *env) naiveWalk(ctx context.Context, site string, limit int) ([]refmodel
 	if err != nil {
 		return nil, 0, err
 	}
-	floor, err := s.Of(now.Add(-sparseTTL))
+	floor, err := s.Of(now.Add(-sparseSpan))
 	if err != nil {
 		return nil, 0, err
 	}
