@@ -11,7 +11,9 @@ import (
 )
 
 // Options are the repository's optional settings. The zero value is usable: New
-// fills defaults on its own copy and validates the result.
+// fills defaults on its own copy and validates the result (Validate): every
+// duration, size and count must be non-negative, TTL whole seconds and no
+// longer than any view's TTL, CursorSecret empty or at least 16 bytes.
 type Options struct {
 	// Consistency of reads and writes unless a call overrides it. Default LOCAL_QUORUM.
 	Consistency gocql.Consistency
@@ -37,7 +39,9 @@ type Options struct {
 	// written to the presence index. Default 100,000.
 	PresenceCacheSize int
 	// CursorSecret, when set, signs cursors with HMAC-SHA256; unsigned or
-	// tampered cursors are then refused.
+	// tampered cursors are then refused. At least 16 bytes (ErrBadOptions
+	// otherwise); use 32 random bytes, the same in every process that reads
+	// the same keyspace.
 	CursorSecret []byte
 	// Atomic writes all views of an item in one logged batch. Readers then never
 	// see an item in one view and not another, at the price of the batch log: a

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -192,7 +193,47 @@ func NewSession(c SessionConfig) (*gocql.Session, error) {
 	}
 	s, err := cc.CreateSession()
 	if err != nil {
+		if strings.Contains(err.Error(), "host was filtered") {
+			return nil, unknownDatacenter(c, err)
+		}
 		return nil, fmt.Errorf("repo: connect to %s: %w", c, err)
 	}
 	return s, nil
+}
+
+// ErrUnknownDatacenter: no node of the cluster is in SessionConfig.Datacenter.
+var ErrUnknownDatacenter = errors.New("repo: unknown datacenter")
+
+// unknownDatacenter explains a session that found no node in its datacenter:
+// the driver filtered every host out. It asks the cluster, through a short
+// unfiltered session, which datacenters exist, so the error names them.
+func unknownDatacenter(c SessionConfig, cause error) error {
+	cc, err := c.ClusterConfig()
+	if err != nil {
+		return err
+	}
+	cc.HostFilter = nil
+	cc.PoolConfig.HostSelectionPolicy = gocql.RoundRobinHostPolicy()
+	cc.NumConns = 1
+	probe, err := cc.CreateSession()
+	if err != nil {
+		return fmt.Errorf("repo: connect to %s: %w: %q (%v)", c, ErrUnknownDatacenter, c.Datacenter, cause)
+	}
+	defer probe.Close()
+	seen := map[string]bool{}
+	for _, table := range []string{"system.local", "system.peers"} {
+		it := probe.Query("SELECT data_center FROM " + table).Iter()
+		var dc string
+		for it.Scan(&dc) {
+			seen[dc] = true
+		}
+		_ = it.Close() // a datacenter list is a courtesy; the error stands without it
+	}
+	dcs := make([]string, 0, len(seen))
+	for dc := range seen {
+		dcs = append(dcs, dc)
+	}
+	sort.Strings(dcs)
+	return fmt.Errorf("repo: connect to %s: %w: no node in %q; the cluster's datacenters: %s",
+		c, ErrUnknownDatacenter, c.Datacenter, strings.Join(dcs, ", "))
 }
