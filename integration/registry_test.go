@@ -9,6 +9,7 @@ import (
 
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/internal/provision"
+	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -145,5 +146,23 @@ func TestRegistryUpgradesOldMetadataTable(t *testing.T) {
 	got, err := schema.RegisteredViews(t.Context(), s, ks.Name)
 	if err != nil || len(got) != len(views) {
 		t.Fatalf("after the upgrade: %d views, %v", len(got), err)
+	}
+}
+
+// TestMigrateThroughAnUnboundSession: migration files name tables bare; with
+// a keyspace, Migrate runs them there through a session bound to none.
+func TestMigrateThroughAnUnboundSession(t *testing.T) {
+	ks := newKeyspace(t)
+	s := connect(t, "")
+	ms, err := schema.LoadMigrations(refmodel.Migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schema.Migrate(t.Context(), s, ks, ms); err != nil {
+		t.Fatal(err)
+	}
+	drifts, err := schema.Check(t.Context(), s, ks, refmodel.Views())
+	if err != nil || len(drifts) != 0 {
+		t.Fatalf("check: %v, %v", drifts, err)
 	}
 }

@@ -29,8 +29,12 @@ func migrationsTable() table {
 // recorded migration whose checksum differs from ms is an error wrapping
 // ErrMigrationChanged: applied migrations are history, add a new one.
 //
-// Statements run as written, so unqualified names resolve to the session's
-// keyspace; keyspace names where MigrationsTable lives ("" = the session's).
+// Statements name their tables bare (as DDL("") writes them) or qualified.
+// With a keyspace, bare names are qualified with it when the statement runs
+// (the text and its checksum stay as written), so the session need not be
+// bound to the keyspace, which may not exist when the session is made; with
+// "" they resolve to the session's keyspace. MigrationsTable lives in the
+// same keyspace.
 // A migration that fails half way is not recorded and is rerun whole next
 // time, which is why migration statements should be idempotent (CREATE ...
 // IF NOT EXISTS, as the generated DDL is). Run migrations from one process
@@ -92,7 +96,7 @@ func isApplied(ctx context.Context, s *gocql.Session, keyspace string, m Migrati
 
 func apply(ctx context.Context, s *gocql.Session, keyspace string, m Migration) error {
 	for i, stmt := range m.Statements {
-		if err := execDDL(ctx, s, stmt); err != nil {
+		if err := execDDL(ctx, s, qualifyTable(keyspace, stmt)); err != nil {
 			return fmt.Errorf("apply migration %d %q, statement %d: %w", m.Version, m.Name, i+1, err)
 		}
 	}
