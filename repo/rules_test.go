@@ -25,6 +25,7 @@ type chatFixture struct {
 	t     *testing.T
 	now   time.Time
 	tick  time.Duration // the clock moves this much each time it is read
+	mu    sync.Mutex    // guards now against reads from concurrent walks
 	fake  *fakeCluster
 	r     *Repo[refmodel.Message]
 	views []schema.View
@@ -51,8 +52,12 @@ func newChat(t *testing.T, opts Options, views ...schema.View) *chatFixture {
 }
 
 func (f *chatFixture) clock() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	now := f.now
-	f.now = f.now.Add(f.tick)
+	if f.tick != 0 {
+		f.now = f.now.Add(f.tick)
+	}
 	return now
 }
 
