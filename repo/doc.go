@@ -32,8 +32,9 @@
 // be shorter than the view's TTL but never longer (ErrBadTTL; WithTTL(0), no
 // expiry, counts as longer on a view with a TTL): a longer-lived row would keep
 // TimeWindowCompactionStrategy from dropping its SSTable and outlive what the
-// view's schema promises. An item may be stamped at most Options.MaxFutureSkew
-// ahead of the writer's clock (default 1 hour; further is ErrBadID).
+// view's schema promises. Without the presence index, an item may be stamped
+// at most Options.MaxFutureSkew ahead of the writer's clock (default 1 hour;
+// further is ErrBadID), since a newest-first walk could not find it.
 //
 // # What a read returns
 //

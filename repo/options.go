@@ -59,11 +59,13 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Logger receives rare events (never errors that are also returned). Optional.
 	Logger *slog.Logger
-	// MaxFutureSkew is how far ahead of the writer's clock an item's ID may be
-	// stamped (device clocks, clock skew). A write stamped further ahead is
-	// refused with ErrBadID; newest-first reads start that far ahead of the
-	// reader's clock, so every accepted item is visible in both directions.
-	// Default 1 hour.
+	// MaxFutureSkew bounds how far ahead of the clock items may be stamped
+	// (device clocks, clock skew) where reads cannot see further: without the
+	// presence index, newest-first walks start that far ahead of the
+	// reader's clock, and writes stamped further ahead of the writer's clock
+	// are refused with ErrBadID, so every accepted item is visible in both
+	// directions. With the index (the default) reads list buckets without an
+	// upper bound and nothing is refused. Default 1 hour.
 	MaxFutureSkew time.Duration
 	// WrapExecutor, when set, wraps the Executor every statement goes through
 	// (fault injection, auditing). It is called once, by New.

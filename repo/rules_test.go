@@ -429,7 +429,7 @@ func TestProbeWalkReadsItsFloorBucket(t *testing.T) {
 
 // TestFutureStampedItems: an item stamped ahead of the reader's clock (in a
 // later bucket) is returned newest-first too, first; one stamped beyond
-// MaxFutureSkew is refused.
+// MaxFutureSkew is read both ways with the index and refused without it.
 func TestFutureStampedItems(t *testing.T) {
 	for _, noIndex := range []bool{false, true} {
 		f := newChat(t, Options{NoPresenceIndex: noIndex})
@@ -452,9 +452,26 @@ func TestFutureStampedItems(t *testing.T) {
 		if err != nil || !slices.Equal(ids(p.Items...), ids(ahead)) {
 			t.Fatalf("no index %v: latest got %v (%v), want the item stamped ahead", noIndex, ids(p.Items...), err)
 		}
-		far := f.msg(1, f.now.Add(61*time.Minute), 0)
-		if err := f.r.Put(t.Context(), &far); !errors.Is(err, ErrBadID) {
-			t.Fatalf("no index %v: got %v, want ErrBadID beyond MaxFutureSkew", noIndex, err)
+		// A day ahead: refused without the index (a newest-first walk could not
+		// find it); with the index, accepted and read first.
+		far := f.msg(1, f.now.Add(24*time.Hour), 0)
+		err = f.r.Put(t.Context(), &far)
+		if noIndex {
+			if !errors.Is(err, ErrBadID) {
+				t.Fatalf("no index: got %v, want ErrBadID beyond MaxFutureSkew", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err = f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 1)
+		if err != nil || !slices.Equal(ids(p.Items...), ids(far)) {
+			t.Fatalf("latest got %v (%v), want the item a day ahead", ids(p.Items...), err)
+		}
+		got := f.all(Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 2, Direction: OldestFirst, From: f.now.Add(-time.Hour)})
+		if !slices.Equal(got, ids(now, ahead, far)) {
+			t.Fatalf("oldest-first got %v, want %v", got, ids(now, ahead, far))
 		}
 	}
 }
