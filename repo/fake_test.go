@@ -248,6 +248,8 @@ func compareValues(a, b any) int {
 	switch x := a.(type) {
 	case int64:
 		return cmp.Compare(x, b.(int64))
+	case int:
+		return cmp.Compare(x, b.(int))
 	case string:
 		return cmp.Compare(x, b.(string))
 	case gocql.UUID:

@@ -181,7 +181,7 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	}
 	if needPresence {
 		_, expiry := cfg.presenceLife(rw.v)
-		r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
+		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
 	}
 	if m := r.opts.Metrics; m != nil {
 		m.PartitionWrite(rw.v.spec.Name, rw.partKey, 1, rw.bytes)
@@ -196,7 +196,7 @@ func (r *Repo[T]) needsPresence(rw row, cfg writeConfig) bool {
 		return false
 	}
 	need, _ := cfg.presenceLife(rw.v)
-	return !r.presence.covers(rw.v.spec.Name, rw.partKey, need)
+	return !r.presence.covers(rw.v.spec.Name, rw.presKey, need)
 }
 
 // fanoutResult turns per-row errors into nil or a *PutError.
@@ -245,7 +245,7 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 	}
 	for _, rw := range presence {
 		_, expiry := cfg.presenceLife(rw.v)
-		r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
+		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 			return fmt.Errorf("presence index: %w", err)
 		}
 		_, expiry := cfg.presenceLife(first.v)
-		r.presence.add(first.v.spec.Name, first.partKey, expiry)
+		r.presence.add(first.v.spec.Name, first.presKey, expiry)
 	}
 	var err error
 	if len(rows) == 1 {

@@ -241,13 +241,13 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 		if pttl > 0 {
 			expiry = run.r.opts.Now().Unix() + int64(pttl)
 		}
-		run.r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
+		run.r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
 	}
 	return run.r.exec(ctx, rw.insertWrite(cl, ttl, base.ts))
 }
 
 func (run *repairRun[T]) claimPresence(rw row) bool {
-	k := presenceEntry(rw.v.spec.Name, rw.partKey)
+	k := presenceEntry(rw.v.spec.Name, rw.presKey)
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	if run.indexed[k] {
@@ -259,7 +259,7 @@ func (run *repairRun[T]) claimPresence(rw row) bool {
 
 func (run *repairRun[T]) releasePresence(rw row) {
 	run.mu.Lock()
-	delete(run.indexed, presenceEntry(rw.v.spec.Name, rw.partKey))
+	delete(run.indexed, presenceEntry(rw.v.spec.Name, rw.presKey))
 	run.mu.Unlock()
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 // row is one item as one view stores it: everything a write needs, derived and
@@ -20,7 +21,9 @@ type row struct {
 	id      bucket.ID
 	bucket  bucket.Bucket
 	key     Key
-	partKey string // view key and bucket, for grouping and the presence cache
+	shard   int    // write shard of a sharded view, else 0
+	partKey string // view key, bucket and shard: the partition, for grouping and metrics
+	presKey string // view key and bucket: the presence-index entry
 	bytes   int    // estimated payload
 }
 
@@ -77,7 +80,12 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
 		}
 		rw.bytes += valueSize(f)
 	}
-	rw.partKey = partitionKey(rw.key, v.spec.Bucketed(), rw.bucket)
+	rw.presKey = partitionKey(rw.key, v.spec.Bucketed(), rw.bucket)
+	rw.partKey = rw.presKey
+	if v.spec.Sharded() {
+		rw.shard = bucket.ShardOf(id, v.spec.Shards)
+		rw.partKey += "/s" + strconv.Itoa(rw.shard)
+	}
 	return rw, nil
 }
 
@@ -106,6 +114,8 @@ func (rw row) insertArgs(ttl int, ts int64) []any {
 			args[i] = ttl
 		case name == bindTS:
 			args[i] = ts
+		case name == schema.ShardColumn && rw.v.spec.Sharded():
+			args[i] = rw.shard
 		default: // the bucket column
 			args[i] = int64(rw.bucket)
 		}
@@ -120,6 +130,9 @@ func (rw row) deleteArgs(ts int64) []any {
 	args = append(args, rw.key...)
 	if rw.v.spec.Bucketed() {
 		args = append(args, int64(rw.bucket))
+	}
+	if rw.v.spec.Sharded() {
+		args = append(args, rw.shard)
 	}
 	if rw.v.idInKey {
 		return args

@@ -134,6 +134,9 @@ func keyWhere(v schema.View) []qb.Cmp {
 	if v.Bucketed() {
 		w = append(w, qb.Eq(v.BucketColumn))
 	}
+	if v.Sharded() {
+		w = append(w, qb.Eq(schema.ShardColumn))
+	}
 	return w
 }
 
@@ -146,10 +149,14 @@ func viewKeyEq(v schema.View) []qb.Cmp {
 }
 
 func bucketColumns(v schema.View) []string {
+	var cols []string
 	if v.Bucketed() {
-		return []string{v.BucketColumn}
+		cols = append(cols, v.BucketColumn)
 	}
-	return nil
+	if v.Sharded() {
+		cols = append(cols, schema.ShardColumn)
+	}
+	return cols
 }
 
 // lint refuses any statement the library would send that the schema lint rejects

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 // walk is one page of a read: the plan (bounds, buckets) and its progress.
@@ -300,7 +304,7 @@ func (w *walk[T]) cursorAfter(item *T) string {
 // queryBucket reads up to remaining() items of one partition into w.items and
 // returns how many it added.
 func (w *walk[T]) queryBucket(ctx context.Context, b bucket.Bucket) (int, error) {
-	w.stats.Queries++
+	w.stats.Queries += w.v.perBucket()
 	rows, err := w.fetch(ctx, b, w.remaining())
 	if err != nil {
 		return 0, err
@@ -323,9 +327,56 @@ func (w *walk[T]) take(b bucket.Bucket, rows []T) int {
 	return n
 }
 
-// fetch runs one single-partition query (safe to call concurrently: it touches
-// no walk state) with the walk's ID bounds and limit.
+// fetch reads up to limit items of bucket b in walk order (safe to call
+// concurrently: it touches no walk state): one single-partition query, or
+// for a sharded view one per shard, concurrently, merged in ID order.
 func (w *walk[T]) fetch(ctx context.Context, b bucket.Bucket, limit int) ([]T, error) {
+	if !w.v.spec.Sharded() {
+		return w.fetchShard(ctx, b, 0, limit)
+	}
+	parts := make([][]T, w.v.spec.Shards)
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for s := range parts {
+		wg.Go(func() { parts[s], errs[s] = w.fetchShard(ctx, b, s, limit) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return w.merge(parts, limit), nil
+}
+
+// merge returns the first limit items of the shards' rows in walk order.
+func (w *walk[T]) merge(parts [][]T, limit int) []T {
+	type keyed struct {
+		id   bucket.ID
+		item T
+	}
+	var all []keyed
+	for _, p := range parts {
+		for _, it := range p {
+			id, _ := idFromValue(w.v.spec.Kind, w.v.col(reflect.ValueOf(&it).Elem(), w.v.idIdx))
+			all = append(all, keyed{id, it})
+		}
+	}
+	sign := 1
+	if w.q.Direction == NewestFirst {
+		sign = -1
+	}
+	slices.SortStableFunc(all, func(a, b keyed) int { return sign * w.v.spec.Kind.Compare(a.id, b.id) })
+	out := make([]T, 0, min(limit, len(all)))
+	for _, k := range all[:min(limit, len(all))] {
+		out = append(out, k.item)
+	}
+	return out
+}
+
+// perBucket is the number of queries one bucket read sends.
+func (v *view) perBucket() int { return max(v.spec.Shards, 1) }
+
+// fetchShard runs one single-partition query of shard s of bucket b.
+func (w *walk[T]) fetchShard(ctx context.Context, b bucket.Bucket, shard, limit int) ([]T, error) {
 	st := w.v.stmts.selects[w.q.Direction][w.lo][w.hi]
 	args := make([]any, len(st.names))
 	for i, name := range st.names {
@@ -338,6 +389,8 @@ func (w *walk[T]) fetch(ctx context.Context, b bucket.Bucket, limit int) ([]T, e
 			args[i] = w.hiVal
 		case name == bindLimit:
 			args[i] = limit
+		case name == schema.ShardColumn && w.v.spec.Sharded():
+			args[i] = shard
 		default: // the bucket column
 			args[i] = int64(b)
 		}

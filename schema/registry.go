@@ -20,7 +20,7 @@ var ErrDefinitionMismatch = errors.New("schema: view definition mismatch")
 // view's stored definition and the code's.
 type DefinitionMismatchError struct {
 	View   string
-	Field  string // "key", "id", "bucket column", "order", "bucketed"
+	Field  string // "key", "id", "bucket column", "shards", "order", "bucketed"
 	Stored string
 	Code   string
 }
@@ -102,6 +102,9 @@ func compatible(stored, code View) error {
 	}
 	if stored.BucketColumn != code.BucketColumn {
 		return mismatch("bucket column", stored.BucketColumn, code.BucketColumn)
+	}
+	if max(stored.Shards, 1) != max(code.Shards, 1) {
+		return mismatch("shards", fmt.Sprint(max(stored.Shards, 1)), fmt.Sprint(max(code.Shards, 1)))
 	}
 	if stored.Order != code.Order {
 		return mismatch("order", stored.Order.String(), code.Order.String())

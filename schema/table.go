@@ -87,6 +87,9 @@ func viewTable(v View) table {
 	} else {
 		t.compaction = compaction{class: STCS}
 	}
+	if v.Sharded() {
+		t.partition = append(t.partition, Column{ShardColumn, "int"})
+	}
 	if !v.idInKey() {
 		t.clustering = normalizeColumns([]Column{v.ID})
 	}

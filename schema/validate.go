@@ -137,7 +137,20 @@ func (v View) validateUnique() error {
 	return nil
 }
 
+func (v View) validateShards() error {
+	switch {
+	case v.Shards < 0 || v.Shards > MaxShards:
+		return fmt.Errorf("%w: Shards %d not in [0, %d]", ErrBadView, v.Shards, MaxShards)
+	case v.Sharded() && !v.Bucketed():
+		return fmt.Errorf("%w: only a bucketed view can be sharded", ErrBadView)
+	}
+	return nil
+}
+
 func (v View) validateOptions() error {
+	if err := v.validateShards(); err != nil {
+		return err
+	}
 	if err := validateSeconds("TTL", v.TTL, 0, MaxTTL); err != nil {
 		return err
 	}

@@ -86,7 +86,23 @@ type View struct {
 	CompactionWindow  time.Duration
 	LowCardinalityKey bool   // declared low-cardinality key: Lint refuses it
 	Comment           string // table comment
+	// Shards spreads the writes of one (key, bucket) over that many
+	// partitions, for keys too hot for one partition per bucket: the
+	// partition key gains ShardColumn, an item's shard is
+	// bucket.ShardOf(its ID, Shards), and reads query the shards of a bucket
+	// concurrently and merge them in ID order. 0 or 1: not sharded. Only a
+	// bucketed view may be sharded; at most MaxShards.
+	Shards int
 }
+
+// ShardColumn names the shard column of a sharded view (type int).
+const ShardColumn = "shard"
+
+// MaxShards bounds View.Shards: a read of a bucket costs one query per shard.
+const MaxShards = 256
+
+// Sharded reports whether the view spreads a bucket over several shards.
+func (v View) Sharded() bool { return v.Shards > 1 }
 
 // WithDefaults returns a copy with defaults filled in: BucketColumn for a
 // bucketed view, ID.Type from Kind, GCGrace. The copy owns its slices, so
@@ -137,6 +153,9 @@ func (v View) PartitionKey() []string {
 	}
 	if v.Bucketed() {
 		names = append(names, v.bucketColumn())
+	}
+	if v.Sharded() {
+		names = append(names, ShardColumn)
 	}
 	return names
 }

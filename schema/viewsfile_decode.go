@@ -129,6 +129,7 @@ func (d *viewsDecoder) view(n *yaml.Node, where string) (v View) {
 		{"gc_grace", false, func(n *yaml.Node) { v.GCGrace = d.duration(n, vfAt(where, "gc_grace")) }},
 		{"compaction_window", false, func(n *yaml.Node) { v.CompactionWindow = d.duration(n, vfAt(where, "compaction_window")) }},
 		{"low_cardinality_key", false, func(n *yaml.Node) { v.LowCardinalityKey = d.boolean(n, vfAt(where, "low_cardinality_key")) }},
+		{"shards", false, func(n *yaml.Node) { v.Shards = d.shards(n, vfAt(where, "shards")) }},
 	})
 	v.ReadOrder = v.Order
 	if readOrder != nil {
@@ -410,4 +411,17 @@ func (d *viewsDecoder) epoch(n *yaml.Node, where string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return e, true
+}
+
+// shards reads a view's shard count: an integer in [1, MaxShards].
+func (d *viewsDecoder) shards(n *yaml.Node, where string) int {
+	if !d.kind(n, yaml.ScalarNode, where, "an integer") {
+		return 0
+	}
+	k, err := strconv.Atoi(n.Value)
+	if err != nil || n.ShortTag() != "!!int" || k < 1 || k > MaxShards {
+		d.fail(n, "%s: %s: want an integer in [1, %d]", where, vfDescribe(n), MaxShards)
+		return 0
+	}
+	return k
 }

@@ -83,6 +83,9 @@ func vfViewNode(v View) *yaml.Node {
 	if v.LowCardinalityKey {
 		m.add("low_cardinality_key", vfScalar("!!bool", "true"))
 	}
+	if v.Sharded() {
+		m.add("shards", vfScalar("!!int", strconv.Itoa(v.Shards)))
+	}
 	return m.n
 }
 

@@ -1,0 +1,128 @@
+package repo
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/internal/refmodel"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// shardedViews are the chat views with messages_by_channel spread over 4
+// shards per (channel, bucket).
+func shardedViews(shards int) []schema.View {
+	views := refmodel.ChatViews()
+	views[0].Shards = shards
+	return views
+}
+
+// TestShardedViewReads: a sharded view returns exactly what an unsharded one
+// does, page by page in both directions with random page sizes and ranges,
+// over dense, sparse, boundary-straddling and out-of-order data; each bucket
+// read asks every shard for the remaining count.
+func TestShardedViewReads(t *testing.T) {
+	const shards = 4
+	f := newChat(t, Options{}, shardedViews(shards)...)
+	rng := rand.New(rand.NewPCG(1, 2))
+	w := refmodel.ChatWidth
+	s := refmodel.ChatScheme()
+	var all []refmodel.Message
+	edge := s.Start(clampedBucket(s, f.now.Add(-3*w)))
+	for i := range 90 {
+		var at time.Time
+		switch i % 3 {
+		case 0: // dense, in the current bucket
+			at = f.now.Add(-time.Duration(rng.IntN(int(time.Hour))))
+		case 1: // sparse, one every few buckets
+			at = f.now.Add(-time.Duration(rng.IntN(40)) * w)
+		default: // straddling a bucket boundary
+			at = edge.Add(time.Duration(rng.IntN(120)-60) * time.Millisecond)
+		}
+		all = append(all, f.msg(1, at, int64(i)))
+	}
+	order := rng.Perm(len(all)) // written out of order
+	for _, i := range order {
+		m := all[i]
+		if err := f.r.Put(t.Context(), &m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every row went to its ID's shard.
+	for _, st := range f.fake.take() {
+		if st.Table != "messages_by_channel" || st.Op != "insert" {
+			continue
+		}
+		var id bucket.ID
+		n := argOf(t, st, "message_id").(int64)
+		for i := range 8 {
+			id[8+i] = byte(n >> (56 - 8*i))
+		}
+		if got, want := argOf(t, st, schema.ShardColumn), bucket.ShardOf(id, shards); got != want {
+			t.Fatalf("message %d written to shard %v, want %d", n, got, want)
+		}
+	}
+	newest := slices.Clone(all)
+	slices.SortFunc(newest, func(a, b refmodel.Message) int { return int(b.MessageID - a.MessageID) })
+	for round := range 16 {
+		dir := Direction(round % 2)
+		limit := 1 + rng.IntN(30)
+		var from, to time.Time
+		if round%3 == 0 {
+			from = f.now.Add(-time.Duration(rng.IntN(40)) * w)
+			to = from.Add(time.Duration(1+rng.IntN(20)) * w)
+		}
+		var want []int64
+		for _, m := range newest {
+			at, _ := bucket.DiscordSnowflake().Time(idOf(m.MessageID))
+			if (!from.IsZero() && at.Before(from)) || (!to.IsZero() && !at.Before(to)) {
+				continue
+			}
+			want = append(want, m.MessageID)
+		}
+		if dir == OldestFirst {
+			slices.Reverse(want)
+			if from.IsZero() {
+				from = time.Time{}
+			}
+		}
+		got := f.all(Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: limit, Direction: dir, From: from, To: to})
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d (%v, limit %d, [%v, %v)): got %d items, want %d", round, dir, limit, from, to, len(got), len(want))
+		}
+	}
+	// Each bucket read asks every shard, each for the remaining count.
+	f.fake.take()
+	p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 7)
+	if err != nil || len(p.Items) != 7 {
+		t.Fatalf("latest: %d items, %v", len(p.Items), err)
+	}
+	perShard := map[any]int{}
+	for _, st := range selectsOf(f.fake.take(), "messages_by_channel") {
+		perShard[argOf(t, st, schema.ShardColumn)]++
+		if got := argOf(t, st, bindLimit); got != 7 {
+			t.Fatalf("shard query limit %v, want 7", got)
+		}
+	}
+	if len(perShard) != shards || p.Stats.Queries != shards+1 {
+		t.Fatalf("queried shards %v in %d queries, want all %d shards of the head bucket and the index", perShard, p.Stats.Queries, shards)
+	}
+	// Delete reaches the row's shard.
+	victim := newest[0]
+	if err := f.r.Delete(t.Context(), &victim); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 1); len(p.Items) != 1 || p.Items[0].MessageID == victim.MessageID {
+		t.Fatalf("after delete: %v", ids(p.Items...))
+	}
+}
+
+func idOf(n int64) bucket.ID {
+	var id bucket.ID
+	for i := range 8 {
+		id[8+i] = byte(n >> (56 - 8*i))
+	}
+	return id
+}
