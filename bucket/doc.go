@@ -19,7 +19,9 @@
 //
 // Planner: Plan sizes a bucket width from the busiest key's peak write rate,
 // row size and retention against the partition guideline (100,000 rows,
-// 100 MB), and gives the matching TWCS window and TTL.
+// 100 MB), and gives the matching TWCS window and TTL; when no width fits
+// one partition per bucket, it adds the fewest write shards that make one
+// fit (ShardOf) and the queries a page read then costs.
 //
 // Contract: invalid input yields an error wrapping one of the documented
 // sentinels (ErrZeroID, ErrMalformedID, ErrBeforeEpoch, ErrOutOfRange,

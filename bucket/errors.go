@@ -58,7 +58,9 @@ var (
 	ErrBadPlan = errors.New("bucket: invalid plan input")
 
 	// ErrNoFit reports that no candidate width keeps a partition within the
-	// limits. Plan still returns the filled candidate table with it: the
-	// busiest key needs smaller rows, narrower candidates or write sharding.
+	// limits, even with the bucket spread over MaxPlanShards write shards.
+	// Plan still returns the filled candidate table with it: the busiest key
+	// needs smaller rows, narrower candidates or another partition-key
+	// column.
 	ErrNoFit = errors.New("bucket: no candidate width fits the partition limits")
 )

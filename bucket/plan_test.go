@@ -121,7 +121,8 @@ func TestPlanErrors(t *testing.T) {
 		{"sub-minute candidate", mod(func(in *PlanInput) { in.Candidates = []time.Duration{30 * time.Second} }), ErrBadPlan},
 		{"fractional minutes", mod(func(in *PlanInput) { in.Candidates = []time.Duration{90 * time.Second} }), ErrBadPlan},
 		{"negative candidate", mod(func(in *PlanInput) { in.Candidates = []time.Duration{-time.Hour} }), ErrBadPlan},
-		{"nothing fits", mod(func(in *PlanInput) { in.PeakWritesPerSecond = 10_000 }), ErrNoFit},
+		// A minute of 1e6 rows/s is 60,000,000 rows: 234,375 a shard over 256.
+		{"nothing fits", mod(func(in *PlanInput) { in.PeakWritesPerSecond = 1e6 }), ErrNoFit},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,13 +135,19 @@ func TestPlanErrors(t *testing.T) {
 
 func TestPlanNoFitKeepsTable(t *testing.T) {
 	in := textbook()
-	in.PeakWritesPerSecond = 10_000 // 600,000 rows in a minute
+	in.PeakWritesPerSecond = 1e6 // 60,000,000 rows in a minute, 234,375 per shard over 256
 	res, err := Plan(in)
 	if !errors.Is(err, ErrNoFit) {
 		t.Fatalf("error = %v, want ErrNoFit", err)
 	}
-	if res.Recommended != 0 || len(res.Candidates) != len(DefaultCandidates()) || res.TWCS != (TWCSWindow{}) || res.TWCSWindows != 0 {
+	if res.Recommended != 0 || len(res.Candidates) != len(DefaultCandidates()) || res.TWCS != (TWCSWindow{}) || res.TWCSWindows != 0 ||
+		res.Shards != 0 || res.QueriesPerPage != 0 || res.PartitionRows != 0 || res.PartitionBytes != 0 {
 		t.Errorf("result = %+v, want the table without a recommendation", res)
+	}
+	for _, c := range res.Candidates {
+		if c.ShardsToFit != 0 {
+			t.Errorf("%v ShardsToFit = %d, want 0", c.Width, c.ShardsToFit)
+		}
 	}
 }
 
@@ -227,11 +234,13 @@ func TestPlanBucketsPerReadSaturates(t *testing.T) {
 // what the command prints as text or JSON must be a number.
 func checkFinite(t *testing.T, res PlanResult) {
 	t.Helper()
-	floats := []float64{res.RowsPerDay, res.BytesPerDay}
-	ints := []int{res.TWCSWindows, res.TWCS.Size}
+	floats := []float64{res.RowsPerDay, res.BytesPerDay, res.PartitionRows, res.PartitionBytes}
+	ints := []int{res.TWCSWindows, res.TWCS.Size, res.QueriesPerPage}
+	checkShards(t, res.Shards)
 	for _, c := range res.Candidates {
 		floats = append(floats, c.RowsPerPartition, c.BytesPerPartition)
 		ints = append(ints, c.BucketsPerRead, c.BucketsInRetention)
+		checkShards(t, c.ShardsToFit)
 		if c.Width <= 0 {
 			t.Errorf("candidate width %v", c.Width)
 		}
@@ -372,19 +381,21 @@ func FuzzPlan(f *testing.F) {
 	})
 }
 
-// A partition exactly at a limit fits; one row or one byte over does not.
+// A partition exactly at a limit fits; one row or one byte over does not,
+// and the plan shards it in two.
 // One minute of 1,000 rows/s of 1,000 B is 60,000 rows and 60,000,000 B.
 func TestPlanFitsAtTheLimit(t *testing.T) {
 	tests := []struct {
 		name             string
 		maxRows, maxByte int64
 		fits             bool
+		shards           int
 		reason           string
 	}{
-		{"both at the limit", 60_000, 60_000_000, true, "fits: 60000 rows <= 60000, 60.0 MB <= 60.0 MB"},
-		{"one row over", 59_999, 60_000_000, false, "too many rows: 60000 rows > 59999"},
-		{"one byte over", 60_000, 59_999_999, false, "too many bytes: 60.0 MB > 60.0 MB"},
-		{"both over", 59_999, 59_999_999, false, "too many rows and bytes: 60000 rows > 59999, 60.0 MB > 60.0 MB"},
+		{"both at the limit", 60_000, 60_000_000, true, 1, "fits: 60000 rows <= 60000, 60.0 MB <= 60.0 MB"},
+		{"one row over", 59_999, 60_000_000, false, 2, "too many rows: 60000 rows > 59999"},
+		{"one byte over", 60_000, 59_999_999, false, 2, "too many bytes: 60.0 MB > 60.0 MB"},
+		{"both over", 59_999, 59_999_999, false, 2, "too many rows and bytes: 60000 rows > 59999, 60.0 MB > 60.0 MB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -397,11 +408,8 @@ func TestPlanFitsAtTheLimit(t *testing.T) {
 			if got, want := c.Reason, tt.reason; got != want {
 				t.Errorf("Reason = %q, want %q", got, want)
 			}
-			if tt.fits && (err != nil || res.Recommended != time.Minute) {
-				t.Errorf("Plan = %v, %v; want 1m recommended", res.Recommended, err)
-			}
-			if !tt.fits && (!errors.Is(err, ErrNoFit) || res.Recommended != 0) {
-				t.Errorf("Plan = %v, %v; want ErrNoFit", res.Recommended, err)
+			if got, want := res.Shards, tt.shards; err != nil || res.Recommended != time.Minute || got != want {
+				t.Errorf("Plan = %v x %d shards, %v; want 1m x %d", res.Recommended, got, err, want)
 			}
 		})
 	}

@@ -89,12 +89,13 @@ func TestPlanJSON(t *testing.T) {
 	}
 }
 
+// A minute of 1e6 rows/s is 60,000,000 rows: 234,375 a shard over 256.
 func TestPlanNoFit(t *testing.T) {
-	code, out, errOut := runCmd(t, "plan", "--rate", "10000", "--row-bytes", "200", "--candidates", "1m,5m")
+	code, out, errOut := runCmd(t, "plan", "--rate", "1e6", "--row-bytes", "200", "--candidates", "1m,5m")
 	if code != exitFail {
 		t.Errorf("exit %d, want %d", code, exitFail)
 	}
-	if !strings.Contains(out, "no width fits") || !strings.Contains(errOut, "no candidate width fits") {
+	if !strings.Contains(out, "no width fits, even over 256 shards per bucket") || !strings.Contains(errOut, "no candidate width fits") {
 		t.Errorf("stdout %q, stderr %q: want the table and the reason", out, errOut)
 	}
 }

@@ -217,30 +217,78 @@ func writePlanTable(w io.Writer, res bucket.PlanResult) {
 	}
 	fmt.Fprintf(w, "busiest key: %g rows/s of %d B, retention %s, reads of %d rows; limits %d rows, %.1f MB per partition\n\n",
 		in.PeakWritesPerSecond, in.AvgRowBytes, retention, in.ReadSize, in.MaxRowsPerPartition, float64(in.MaxBytesPerPartition)/1e6)
+	sharded := res.Shards != 1 // no width fits one partition per bucket
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "width\trows/partition\tMB/partition\tbuckets/read\tbuckets live\tday-aligned\tverdict")
+	header := "width\trows/partition\tMB/partition\tbuckets/read\tbuckets live\tday-aligned\t"
+	if sharded {
+		header += "shards to fit\t"
+	}
+	fmt.Fprintln(tw, header+"verdict")
 	for _, c := range res.Candidates {
-		live, verdict := "-", c.Reason
-		if in.Retention > 0 {
-			live = strconv.Itoa(c.BucketsInRetention)
-		}
-		if c.Width == res.Recommended {
-			verdict += "  <- recommended"
-		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%d\t%s\t%s\t%s\n", fmtWidth(c.Width), c.RowsPerPartition,
-			c.BytesPerPartition/1e6, c.BucketsPerRead, live, yesNo(c.DayAligned), verdict)
+		fmt.Fprintln(tw, candidateRow(c, res, sharded))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
-	if res.Recommended == 0 {
-		fmt.Fprintln(w, "no width fits: split the key (add a column to the partition key) or shrink the rows")
+	switch {
+	case res.Recommended == 0:
+		fmt.Fprintf(w, "no width fits, even over %d shards per bucket (the most a view may have): "+
+			"shrink the rows or split the key (add a column to the partition key)\n", bucket.MaxPlanShards)
 		return
+	case sharded:
+		writeShardedSummary(w, res)
 	}
-	fmt.Fprintf(w, "recommended: %s buckets, TWCS window %s", fmtWidth(res.Recommended), res.TWCS)
+	fmt.Fprintf(w, "recommended: %s buckets", fmtWidth(res.Recommended))
+	if sharded {
+		fmt.Fprintf(w, " x %d shards (shards: %d in the views file)", res.Shards, res.Shards)
+	}
+	fmt.Fprintf(w, ", TWCS window %s", res.TWCS)
 	if res.TTL > 0 {
 		fmt.Fprintf(w, " (%d windows), default_time_to_live %d", res.TWCSWindows, int64(res.TTL/time.Second))
 	}
 	fmt.Fprintf(w, "\nper day: %.0f rows, %.1f MB\n", res.RowsPerDay, res.BytesPerDay/1e6)
+}
+
+// candidateRow is one line of the table, tab-separated; sharded adds the
+// shards-to-fit column.
+func candidateRow(c bucket.Candidate, res bucket.PlanResult, sharded bool) string {
+	live, verdict := "-", c.Reason
+	if res.Input.Retention > 0 {
+		live = strconv.Itoa(c.BucketsInRetention)
+	}
+	row := fmt.Sprintf("%s\t%.0f\t%.1f\t%d\t%s\t%s\t", fmtWidth(c.Width), c.RowsPerPartition,
+		c.BytesPerPartition/1e6, c.BucketsPerRead, live, yesNo(c.DayAligned))
+	if sharded {
+		toFit := "-" // more than bucket.MaxPlanShards
+		if c.ShardsToFit > 0 {
+			toFit = strconv.Itoa(c.ShardsToFit)
+		}
+		row += toFit + "\t"
+	}
+	if c.Width == res.Recommended {
+		verdict += "  <- recommended"
+		if sharded {
+			verdict += fmt.Sprintf(" over %d shards", res.Shards)
+		}
+	}
+	return row + verdict
+}
+
+// writeShardedSummary says what a sharded recommendation holds and costs:
+// a page within one bucket reads every shard of it, in parallel.
+func writeShardedSummary(w io.Writer, res bucket.PlanResult) {
+	perRead := 1
+	for _, c := range res.Candidates {
+		if c.Width == res.Recommended {
+			perRead = c.BucketsPerRead
+		}
+	}
+	fmt.Fprintf(w, "no width fits one partition per bucket: %s buckets x %d shards, %.0f rows / %.1f MB per shard partition; "+
+		"a page read costs %d queries in parallel (one round trip)", fmtWidth(res.Recommended), res.Shards,
+		res.PartitionRows, res.PartitionBytes/1e6, res.QueriesPerPage)
+	if perRead > 1 {
+		fmt.Fprintf(w, ", up to %d when it spans %d buckets", perRead*res.QueriesPerPage, perRead)
+	}
+	fmt.Fprintln(w)
 }
 
 func yesNo(b bool) string {
@@ -260,6 +308,10 @@ type planJSON struct {
 	ReadSize             int             `json:"read_size"`
 	Recommended          string          `json:"recommended"` // "" when nothing fits
 	RecommendedSeconds   int64           `json:"recommended_seconds"`
+	Shards               int             `json:"shards"`           // partitions per (key, bucket); 0 when nothing fits
+	QueriesPerPage       int             `json:"queries_per_page"` // a page within one bucket, in parallel
+	PartitionRows        float64         `json:"partition_rows"`   // in one (shard) partition of the recommendation
+	PartitionBytes       float64         `json:"partition_bytes"`
 	TWCSWindowUnit       string          `json:"twcs_window_unit,omitempty"`
 	TWCSWindowSize       int             `json:"twcs_window_size,omitempty"`
 	TWCSWindows          int             `json:"twcs_windows,omitempty"` // windows the TTL spans
@@ -279,6 +331,7 @@ type candidateJSON struct {
 	DayAligned         bool    `json:"day_aligned"`
 	BucketsPerRead     int     `json:"buckets_per_read"`
 	BucketsInRetention int     `json:"buckets_in_retention"`
+	ShardsToFit        int     `json:"shards_to_fit"` // 0: more than the most a view may have
 	Reason             string  `json:"reason"`
 }
 
@@ -288,8 +341,9 @@ func writePlanJSON(w io.Writer, res bucket.PlanResult, pv *planView) error {
 		PeakWritesPerSecond: in.PeakWritesPerSecond, AvgRowBytes: in.AvgRowBytes,
 		RetentionSeconds: int64(in.Retention / time.Second), MaxRowsPerPartition: in.MaxRowsPerPartition,
 		MaxBytesPerPartition: in.MaxBytesPerPartition, ReadSize: in.ReadSize,
-		RecommendedSeconds: int64(res.Recommended / time.Second),
-		TWCSWindowUnit:     res.TWCS.Unit, TWCSWindowSize: res.TWCS.Size, TWCSWindows: res.TWCSWindows,
+		RecommendedSeconds: int64(res.Recommended / time.Second), Shards: res.Shards,
+		QueriesPerPage: res.QueriesPerPage, PartitionRows: res.PartitionRows, PartitionBytes: res.PartitionBytes,
+		TWCSWindowUnit: res.TWCS.Unit, TWCSWindowSize: res.TWCS.Size, TWCSWindows: res.TWCSWindows,
 		TTLSeconds: int64(res.TTL / time.Second), RowsPerDay: res.RowsPerDay, BytesPerDay: res.BytesPerDay,
 		Candidates: []candidateJSON{}, View: pv.json(),
 	}
@@ -301,7 +355,7 @@ func writePlanJSON(w io.Writer, res bucket.PlanResult, pv *planView) error {
 			Width: fmtWidth(c.Width), WidthSeconds: int64(c.Width / time.Second),
 			RowsPerPartition: c.RowsPerPartition, BytesPerPartition: c.BytesPerPartition,
 			Fits: c.Fits, DayAligned: c.DayAligned, BucketsPerRead: c.BucketsPerRead,
-			BucketsInRetention: c.BucketsInRetention, Reason: c.Reason,
+			BucketsInRetention: c.BucketsInRetention, ShardsToFit: c.ShardsToFit, Reason: c.Reason,
 		})
 	}
 	enc := json.NewEncoder(w)

@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 // Absurd planner input is refused by name before any arithmetic, in text and
@@ -97,18 +100,17 @@ func TestPlanLargestInput(t *testing.T) {
 	args := []string{"plan", "--rate", "1e9", "--row-bytes", "2147483647", "--retention", "7300d",
 		"--max-rows", "9223372036854775807", "--max-bytes", "9223372036854775807", "--read-size", "9223372036854775807",
 		"--candidates", "1m,7300d"}
-	// Even a minute of 2 GB rows at 1e9 rows/s is over 9.2 EB: nothing fits,
-	// and the table says so in finite numbers.
-	const noFit = "tsbucket plan: plan 1e+09 rows/s of 2147483647 B: bucket: no candidate width fits the partition limits\n"
+	// A minute of 2 GB rows at 1e9 rows/s is 129 EB, over the 9.2 EB limit:
+	// it fits over 16 shards, and the table says so in finite numbers.
 	code, out, errOut := runCmd(t, append(args, "--json")...)
-	if code != exitFail || errOut != noFit {
-		t.Fatalf("exit %d, stderr %q; want %d, %q", code, errOut, exitFail, noFit)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q; want %d and nothing", code, errOut, exitOK)
 	}
 	var got planJSON
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	nums := []float64{got.PeakWritesPerSecond, got.RowsPerDay, got.BytesPerDay}
+	nums := []float64{got.PeakWritesPerSecond, got.RowsPerDay, got.BytesPerDay, got.PartitionRows, got.PartitionBytes}
 	for _, c := range got.Candidates {
 		nums = append(nums, c.RowsPerPartition, c.BytesPerPartition)
 	}
@@ -117,11 +119,69 @@ func TestPlanLargestInput(t *testing.T) {
 			t.Errorf("number %v in %s", v, out)
 		}
 	}
-	if got.Recommended != "" || got.TTLSeconds != 630720000 || len(got.Candidates) != 2 {
-		t.Errorf("got %+v, want no recommendation, TTL 630720000, 2 candidates", got)
+	if got.Recommended != "1m" || got.Shards != 16 || got.QueriesPerPage != 16 || got.TTLSeconds != 630720000 || len(got.Candidates) != 2 {
+		t.Errorf("got %+v, want 1m x 16 shards, 16 queries, TTL 630720000, 2 candidates", got)
 	}
 	code, out, errOut = runCmd(t, args...)
-	if code != exitFail || errOut != noFit || strings.Contains(out, "Inf") || strings.Contains(out, "NaN") {
+	if code != exitOK || errOut != "" || strings.Contains(out, "Inf") || strings.Contains(out, "NaN") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+}
+
+// A Discord hot channel, 10,000 messages/s of 200 B: no width fits one
+// partition per bucket; the plan shards one-minute buckets eight ways and
+// says what a page read then costs. Text and JSON are golden files.
+func TestPlanSharded(t *testing.T) {
+	args := []string{"plan", "--rate", "10000", "--row-bytes", "200", "--retention", "30d"}
+	code, out, errOut := runCmd(t, args...)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	golden(t, "plan_sharded.txt", out)
+	for _, want := range []string{
+		"no width fits one partition per bucket: 1m buckets x 8 shards, 75000 rows / 15.0 MB per shard partition; " +
+			"a page read costs 8 queries in parallel (one round trip)",
+		"recommended: 1m buckets x 8 shards (shards: 8 in the views file), TWCS window 1 DAYS (30 windows)",
+		"<- recommended over 8 shards",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q", want)
+		}
+	}
+	code, out, errOut = runCmd(t, append(args, "--json")...)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("--json: exit %d, stderr %q", code, errOut)
+	}
+	golden(t, "plan_sharded.json", out)
+	var got planJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if got.Recommended != "1m" || got.Shards != 8 || got.QueriesPerPage != 8 || got.PartitionRows != 75_000 ||
+		got.PartitionBytes != 15e6 || got.Candidates[0].ShardsToFit != 8 {
+		t.Errorf("got %+v, want 1m x 8 shards, 8 queries, 75000 rows and 15e6 B a shard partition", got)
+	}
+}
+
+// Where a width fits, the text is today's (no shards column, no shards
+// line) and the JSON says one shard, one query a page.
+func TestPlanUnshardedJSON(t *testing.T) {
+	code, out, _ := runCmd(t, "plan", "--rate", "100", "--row-bytes", "200", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var got planJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Shards != 1 || got.QueriesPerPage != 1 || got.PartitionRows != 90_000 || got.PartitionBytes != 18e6 {
+		t.Errorf("got %+v, want 1 shard, 1 query, 90000 rows, 18e6 B", got)
+	}
+}
+
+// The planner's shard bound is the views file's.
+func TestPlanMaxShards(t *testing.T) {
+	if bucket.MaxPlanShards != schema.MaxShards {
+		t.Errorf("bucket.MaxPlanShards = %d, schema.MaxShards = %d: want them equal", bucket.MaxPlanShards, schema.MaxShards)
 	}
 }

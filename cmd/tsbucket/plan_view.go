@@ -54,15 +54,41 @@ func loadPlanView(fs *flag.FlagSet, path, name string, in *bucket.PlanInput) (*p
 	return pv, nil
 }
 
-// judge finds the view's width among the planned candidates.
+// judge finds the view's width among the planned candidates; a sharded
+// view is judged by one of its shard partitions.
 func (pv *planView) judge(res bucket.PlanResult) {
 	for _, c := range res.Candidates {
-		if c.Width == pv.width {
-			pv.fits, pv.reason = c.Fits, c.Reason
-			return
+		if c.Width != pv.width {
+			continue
 		}
+		pv.fits, pv.reason = c.Fits, c.Reason
+		if n := pv.view.Shards; n > 1 {
+			pv.judgeShards(res.Input, c, n)
+		}
+		return
 	}
 	pv.reason = "not sized"
+}
+
+// judgeShards judges one of n shard partitions of candidate c.
+func (pv *planView) judgeShards(in bucket.PlanInput, c bucket.Candidate, n int) {
+	rows, bytes := c.RowsPerPartition/float64(n), c.BytesPerPartition/float64(n)
+	pv.fits = rows <= float64(in.MaxRowsPerPartition) && bytes <= float64(in.MaxBytesPerPartition)
+	cmp := map[bool]string{true: "<=", false: ">"}
+	pv.reason = fmt.Sprintf("%d shards: %.0f rows %s %d, %.1f MB %s %.1f MB per shard partition", n,
+		rows, cmp[rows <= float64(in.MaxRowsPerPartition)], in.MaxRowsPerPartition,
+		bytes/1e6, cmp[bytes <= float64(in.MaxBytesPerPartition)], float64(in.MaxBytesPerPartition)/1e6)
+	if pv.fits {
+		pv.reason = "fits over " + pv.reason
+	}
+}
+
+// recommendation names the planned width, with its shards when it needs them.
+func recommendation(res bucket.PlanResult) string {
+	if res.Shards > 1 {
+		return fmt.Sprintf("%s x %d shards", fmtWidth(res.Recommended), res.Shards)
+	}
+	return fmtWidth(res.Recommended)
 }
 
 // windows is how many compaction windows the view's TTL spans (0 without one).
@@ -95,10 +121,10 @@ func writeViewVerdict(w io.Writer, pv *planView, res bucket.PlanResult) {
 	switch {
 	case res.Recommended == 0:
 		fmt.Fprintln(w, "; no width fits")
-	case res.Recommended == pv.width:
+	case res.Recommended == pv.width && max(pv.view.Shards, 1) == res.Shards:
 		fmt.Fprintln(w, "; it is the recommended width")
 	default:
-		fmt.Fprintf(w, "; recommended: %s\n", fmtWidth(res.Recommended))
+		fmt.Fprintf(w, "; recommended: %s\n", recommendation(res))
 	}
 }
 
@@ -111,6 +137,7 @@ type viewPlanJSON struct {
 	TTLSeconds       int64  `json:"ttl_seconds"`
 	CompactionWindow string `json:"compaction_window"`
 	Windows          int    `json:"windows"`
+	Shards           int    `json:"shards"`
 	Fits             bool   `json:"fits"`
 	Verdict          string `json:"verdict"`
 	Reason           string `json:"reason"`
@@ -123,6 +150,6 @@ func (pv *planView) json() *viewPlanJSON {
 	return &viewPlanJSON{
 		Name: pv.view.Name, Width: fmtWidth(pv.width), WidthSeconds: int64(pv.width / time.Second),
 		Scheme: pv.view.Scheme.String(), TTLSeconds: int64(pv.view.TTL / time.Second),
-		CompactionWindow: pv.window.String(), Windows: pv.windows(), Fits: pv.fits, Verdict: pv.verdict(), Reason: pv.reason,
+		CompactionWindow: pv.window.String(), Windows: pv.windows(), Shards: max(pv.view.Shards, 1), Fits: pv.fits, Verdict: pv.verdict(), Reason: pv.reason,
 	}
 }
