@@ -1,5 +1,6 @@
 // Package metrics exports Prometheus collectors for tsbucket: statement
-// latencies, read walks, partition sizes, tombstones and fan-out failures.
+// latencies, read walks, partition sizes, writes per shard, tombstones and
+// fan-out failures.
 //
 // Contract:
 //   - Every collector is registered on the prometheus.Registerer the caller
@@ -7,9 +8,12 @@
 //     the package keeps no global state.
 //   - Metric names follow tsbucket_<subsystem>_<name>_<unit>. Labels carry only
 //     bounded values chosen by the caller (table, keyspace, operation,
-//     consistency, outcome, error class, rank); a partition key, an ID or a
-//     bucket is never a label. Partition keys passed to PartitionWrite live
-//     only in a bounded in-memory sketch and in threshold log lines.
+//     consistency, outcome, error class, rank, write shard); a partition key,
+//     an ID or a bucket is never a label. A write shard is a number below
+//     ShardLabels (256, schema.MaxShards), so tsbucket_shard_writes_total
+//     has at most 257 series a table (ShardInvalid for a shard out of
+//     range). Partition keys passed to PartitionWrite live only in a
+//     bounded in-memory sketch and in threshold log lines.
 //   - One label names the CQL table in every family: table. A view is
 //     stored in the table of its name, so the walk, coalescing and fan-out
 //     families (whose methods take a view name) label it table too, and a
@@ -30,12 +34,16 @@
 //     needs closing; WaitTraces waits for it. When Config.TraceQueueSize
 //     traces already wait, a new sample is dropped and counted in
 //     tsbucket_tombstone_traces_total{outcome="dropped"}.
-//   - The hot paths (statement observers, PartitionWrite, ReadWalk) do not
-//     allocate once a label combination has been seen.
+//   - Writes per shard: ShardWrite counts each row written to a sharded view
+//     by its shard (bucket.ShardOf); the spread is even when the rates per
+//     shard of one table are equal. Shard partitions appear in the partition
+//     sketch as key/bucket/sN. Unsharded views are not counted.
+//   - The hot paths (statement observers, PartitionWrite, ShardWrite,
+//     ReadWalk) do not allocate once a label combination has been seen.
 //
 // Data flow: the repo attaches a StatementObserver (a gocql.QueryObserver and
 // gocql.BatchObserver) to every statement, reports read walks, coalesced reads,
-// writes per partition, deletes and server warnings; a SizePoller reads the
+// writes per partition and per shard, deletes and server warnings; a SizePoller reads the
 // server's own estimates (system.size_estimates, system.top_partitions on
 // Cassandra 5, system.large_partitions on ScyllaDB); Handler and Serve expose
 // the result at /metrics.

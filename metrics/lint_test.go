@@ -19,6 +19,7 @@ func TestLint(t *testing.T) {
 	m.Coalesced("v")
 	m.PartitionWrite("t", "p", 60_000, 10)
 	m.FanoutFailure("v")
+	m.ShardWrite("v", 3)
 	m.TombstonesWritten("t", 1)
 	m.ServerWarnings("t", []string{"Read 1 live rows and 20 tombstone cells"})
 	m.tombstones.traces.WithLabelValues("t", TraceRead).Inc()
@@ -47,7 +48,7 @@ func TestLint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(mfs), 23; got != want {
+	if got, want := len(mfs), 24; got != want {
 		t.Errorf("gathered %d families, want %d (one per documented metric)", got, want)
 	}
 }
@@ -60,7 +61,7 @@ func TestCollectAndLintEachCollector(t *testing.T) {
 	cs := append(m.statements.collectors(), m.walk.collectors()...)
 	cs = append(cs, m.partitions.collectors()...)
 	cs = append(cs, m.tombstones.collectors()...)
-	cs = append(cs, m.fanout)
+	cs = append(cs, m.fanout, m.shards.writes)
 	for _, c := range cs {
 		problems, err := testutil.CollectAndLint(c)
 		if err != nil {

@@ -144,6 +144,7 @@ type Metrics struct {
 	tombstones tombstoneVecs
 	traces     *traceQueue
 	fanout     *prometheus.CounterVec
+	shards     *shardWrites
 
 	mu        sync.RWMutex
 	observers map[statementKey]*StatementObserver
@@ -170,11 +171,12 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 			Name: "tsbucket_fanout_failures_total",
 			Help: "Writes whose fan-out failed on this view's table while other views may have succeeded.",
 		}, []string{"table"}),
+		shards:    newShardWrites(),
 		observers: make(map[statementKey]*StatementObserver),
 	}
 	m.partitions = newPartitions(cfg)
 	cs := slices.Concat(m.statements.collectors(), m.walk.collectors(),
-		m.partitions.collectors(), m.tombstones.collectors(), []prometheus.Collector{m.fanout})
+		m.partitions.collectors(), m.tombstones.collectors(), []prometheus.Collector{m.fanout, m.shards.writes})
 	if err := registerAll(reg, cs); err != nil {
 		return nil, err
 	}
