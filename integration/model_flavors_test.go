@@ -109,6 +109,16 @@ func chatFlavor(seed int64) *flavor[refmodel.Message] {
 	}
 }
 
+// shardedChatFlavor is chatFlavor with messages_by_channel written over 3
+// shards per (channel, bucket): reads merge the shards, and must give exactly
+// what the unsharded view gives. Its views live in their own keyspace.
+func shardedChatFlavor(seed int64) *flavor[refmodel.Message] {
+	f := chatFlavor(seed)
+	f.name = "chat-sharded"
+	f.views[0].Shards = 3
+	return f
+}
+
 // iotFlavor: TimeUUID IDs over six weeks of daily (sensor) and hourly (site)
 // buckets: a third of them older than the views' 30-day TTL, which is
 // backfill, alive for 30 days from its write.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 var (
@@ -40,6 +41,7 @@ func TestModel(t *testing.T) {
 	// seeds do not each wait on schema changes (keyspace creation timed out
 	// on a busy node with six seeds at once).
 	ks, s := refKeyspace(t)
+	sharded := shardedKeyspace(t, s)
 	seeds := []int64{*modelSeed}
 	if *modelSeed == 0 {
 		seeds = seeds[:0]
@@ -50,16 +52,17 @@ func TestModel(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			t.Parallel()
-			runModel(t, s, ks, seed, *modelSteps)
+			runModel(t, s, ks, sharded, seed, *modelSteps)
 		})
 	}
 }
 
-func runModel(t *testing.T, s *gocql.Session, ks string, seed int64, steps int) {
+func runModel(t *testing.T, s *gocql.Session, ks, shardedKS string, seed int64, steps int) {
 	r := &runner{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x7a6d)), counts: map[string]int{}}
 	chat := newSim(r, s, ks, chatFlavor(seed))
 	iot := newSim(r, s, ks, iotFlavor(seed))
-	actors := []actor{chat, iot}
+	shardedChat := newSim(r, s, shardedKS, shardedChatFlavor(seed))
+	actors := []actor{chat, iot, shardedChat}
 	start := time.Now()
 	for r.step = 1; r.step <= steps; r.step++ {
 		r.runDue()
@@ -72,13 +75,13 @@ func runModel(t *testing.T, s *gocql.Session, ks string, seed int64, steps int) 
 	}
 	r.runAll()
 	// Let every short TTL run out, so the final reads see expired rows gone.
-	for _, at := range []time.Time{chat.truth.lastExpiry(), iot.truth.lastExpiry()} {
+	for _, at := range []time.Time{chat.truth.lastExpiry(), iot.truth.lastExpiry(), shardedChat.truth.lastExpiry()} {
 		time.Sleep(time.Until(at.Add(expiryMargin)))
 	}
 	for _, a := range actors {
 		a.finalCheck(r)
 	}
-	t.Logf("seed %d: %d steps, %d chat and %d iot items, %v; %v", seed, steps, len(chat.ids), len(iot.ids), time.Since(start).Round(time.Millisecond), r.counts)
+	t.Logf("seed %d: %d steps, %d chat, %d iot and %d sharded chat items, %v; %v", seed, steps, len(chat.ids), len(iot.ids), len(shardedChat.ids), time.Since(start).Round(time.Millisecond), r.counts)
 }
 
 // actor is one flavor's sim, whatever its item type.
@@ -184,4 +187,15 @@ func (r *runner) fatalf(format string, args ...any) {
 	tail := r.trace[max(0, len(r.trace)-40):]
 	r.t.Fatalf("seed %d (rerun: go test -run 'TestModel' -model.seed=%d ./integration), step %d: %s\nlast steps:\n%s",
 		r.seed, r.seed, r.step, fmt.Sprintf(format, args...), strings.Join(tail, "\n"))
+}
+
+// shardedKeyspace applies the sharded chat views to a keyspace of their own
+// (the model's other flavors use the reference migrations).
+func shardedKeyspace(t *testing.T, s *gocql.Session) string {
+	t.Helper()
+	ks := testKeyspace(t) // dropped when the test ends
+	if err := schema.Apply(t.Context(), s, ks, shardedChatFlavor(0).views); err != nil {
+		t.Fatalf("apply sharded chat views: %v", err)
+	}
+	return ks.Name
 }

@@ -41,6 +41,7 @@ type fakeCluster struct {
 }
 
 type fakeTable struct {
+	columns    []string // every column: a write naming another is a bug
 	pk         []string // primary key columns: partition key, then clustering
 	clustering string   // "" for a table without clustering
 	desc       bool     // clustering order DESC
@@ -64,7 +65,7 @@ func newFakeCluster(t testing.TB, ks string, views []schema.View, now func() tim
 	for _, v := range views {
 		v = v.WithDefaults()
 		pk := v.PartitionKey()
-		tb := &fakeTable{desc: v.Order == schema.Desc, rows: map[string]*fakeRow{}}
+		tb := &fakeTable{columns: v.Columns(), desc: v.Order == schema.Desc, rows: map[string]*fakeRow{}}
 		if !slices.Contains(pk, v.ID.Name) {
 			tb.clustering = v.ID.Name
 			pk = append(pk, v.ID.Name)
@@ -76,7 +77,8 @@ func newFakeCluster(t testing.TB, ks string, views []schema.View, now func() tim
 			for _, k := range v.Key {
 				keys = append(keys, k.Name)
 			}
-			c.tables[ks+"."+v.PresenceTable()] = &fakeTable{pk: append(keys, v.BucketColumn), clustering: v.BucketColumn, desc: true, rows: map[string]*fakeRow{}}
+			pk := append(keys, v.BucketColumn)
+			c.tables[ks+"."+v.PresenceTable()] = &fakeTable{columns: pk, pk: pk, clustering: v.BucketColumn, desc: true, rows: map[string]*fakeRow{}}
 		}
 	}
 	return c
@@ -132,6 +134,9 @@ func (c *fakeCluster) apply(s Statement) {
 		cols := strings.Split(m[2], ",")
 		vals := map[string]any{}
 		for i, col := range cols {
+			if !slices.Contains(tb.columns, col) {
+				c.t.Fatalf("fake cluster: %s has no column %s: %s", m[1], col, s.CQL)
+			}
 			vals[col] = derefValue(reflect.ValueOf(s.Args[i])) // gocql binds what a pointer points to
 		}
 		ttl, ts := s.Args[len(cols)].(int), s.Args[len(cols)+1].(int64)

@@ -85,7 +85,9 @@ func buildStatements(keyspace string, v schema.View, itemColumns []string, idInK
 	}
 	if v.Bucketed() {
 		ptable := keyspace + "." + v.PresenceTable()
-		st.presenceInsert = build(qb.Insert(ptable).Columns(v.PartitionKey()...).TTLNamed(bindTTL).TimestampNamed(bindTS))
+		// The presence index is per (key, bucket), whatever the view's shards.
+		cols := append(names(v.Key), v.BucketColumn)
+		st.presenceInsert = build(qb.Insert(ptable).Columns(cols...).TTLNamed(bindTTL).TimestampNamed(bindTS))
 		for dir := range 2 {
 			b := qb.Select(ptable).Columns(v.BucketColumn).
 				Where(append(viewKeyEq(v), qb.GtOrEqNamed(v.BucketColumn, bindFrom), qb.LtOrEqNamed(v.BucketColumn, bindTo))...).
@@ -177,4 +179,12 @@ func (st *statements) lint() error {
 		}
 	}
 	return nil
+}
+
+func names(cols []schema.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
 }
