@@ -85,14 +85,26 @@ func quantile(q, by, histogram, selector string) string {
 	return fmt.Sprintf("histogram_quantile(%s, sum by (le%s) (%s))", q, by, rate(histogram+"_bucket", selector))
 }
 
+// shardSpread is how unevenly a table's writes spread over its shards, as
+// agg (max, stddev) of the per-shard rates over their mean: 1 and 0 for an
+// even spread.
+func shardSpread(agg string) string {
+	perShard := sumRate("table, shard", shardWrites, client)
+	return fmt.Sprintf("%s by (table) (%s) / avg by (table) (%s)", agg, perShard, perShard)
+}
+
 // mean is the mean observation of a histogram per the labels in by.
 func mean(by, histogram, selector string) string {
 	return sumRate(by, histogram+"_sum", selector) + " / " + sumRate(by, histogram+"_count", selector)
 }
 
 const (
-	latency   = "tsbucket_cql_statement_duration_seconds"
-	lqSuccess = `consistency="LOCAL_QUORUM", outcome="success"`
+	latency     = "tsbucket_cql_statement_duration_seconds"
+	lqSuccess   = `consistency="LOCAL_QUORUM", outcome="success"`
+	shardWrites = "tsbucket_shard_writes_total"
+	// NeedsShardedView is what the shard panels need: a view with more
+	// than one write shard, the only kind whose writes are counted per shard.
+	NeedsShardedView = "a sharded view"
 )
 
 func sections() []section {
@@ -135,6 +147,11 @@ func clientSections() []section {
 				[]querySpec{{`max by (table) (tsbucket_partition_largest_rows{` + and(client, `rank="1"`) + `})`, "{{table}}"}}},
 			{"Largest partition by table (bytes)", "Bytes this process wrote to the largest partition it tracks, per table.", "bytes",
 				[]querySpec{{`max by (table) (tsbucket_partition_largest_bytes{` + and(client, `rank="1"`) + `})`, "{{table}}"}}},
+			{"Writes per shard", "Rows written per second to each write shard of a sharded view's table (views with shards > 1 only).", "wps",
+				[]querySpec{{sumRate("table, shard", shardWrites, client), "{{table}} shard {{shard}}"}}},
+			{"Shard spread", "How evenly a sharded table's writes spread: the busiest shard's rate over the mean (1 is even, N is all in one of N shards) " +
+				"and the coefficient of variation (0 is even). Shards never written since the process started do not count.", "short",
+				[]querySpec{{shardSpread("max"), "busiest / mean {{table}}"}, {shardSpread("stddev"), "CV {{table}}"}}},
 			{"Partition threshold crossings", "Partitions whose client-side size crossed the early warning or the limit, since the process started.", "short",
 				[]querySpec{{"sum by (table, dimension, level) (tsbucket_partition_threshold_crossings_total{" + client + "})", "{{table}} {{dimension}} {{level}}"}}},
 			{"Server partition estimates", "The server's own estimates (system.size_estimates, flushed SSTables only), polled by this process.", "short",
@@ -265,6 +282,18 @@ func ExprFor(expr, window string) string {
 		expr = strings.ReplaceAll(expr, "$"+v.name, AllValue)
 	}
 	return expr
+}
+
+// Needs returns what the data of q's panel depends on beyond a running
+// tsbucket process, e.g. NeedsShardedView; "" when any process serving
+// reads and writes feeds it. A check that every query returns data may skip
+// the queries whose needs its workload does not meet.
+func (q Query) Needs() string {
+	switch q.Panel {
+	case "Writes per shard", "Shard spread":
+		return NeedsShardedView
+	}
+	return ""
 }
 
 // Variables returns the names of the dashboard's template variables.

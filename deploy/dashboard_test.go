@@ -63,6 +63,7 @@ func TestDashboardCoversEveryFamily(t *testing.T) {
 		"tsbucket_read_coalesced_total", "tsbucket_partition_largest_rows",
 		"tsbucket_partition_threshold_crossings_total", "tsbucket_tombstones_written_total",
 		"tsbucket_tombstone_warnings_total", "tsbucket_fanout_failures_total", `consistency="LOCAL_QUORUM"`,
+		"tsbucket_shard_writes_total",
 		// the service's Go runtime
 		"go_goroutines", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds", "process_cpu_seconds_total",
 		// the server's view (docs/operations.md)
@@ -170,6 +171,32 @@ func TestDashboardVariables(t *testing.T) {
 			if strings.Contains(q.Expr, "tsbucket_") && !strings.Contains(q.Expr, `table=~"$table"`) {
 				t.Errorf("panel %q %s ignores $table: %s", q.Panel, q.RefID, q.Expr)
 			}
+		}
+	}
+}
+
+// The shard panels sit next to the partition-size panels and say that only
+// a sharded view feeds them; every other panel needs nothing but the service.
+func TestDashboardShardPanels(t *testing.T) {
+	var row []string
+	for _, s := range sections() {
+		if s.title != "Partitions" {
+			continue
+		}
+		for _, p := range s.panels {
+			row = append(row, p.title)
+		}
+	}
+	if i := slices.Index(row, "Writes per shard"); i != 2 || slices.Index(row, "Shard spread") != 3 {
+		t.Errorf("Partitions row %q: want the shard panels right after the two size panels", row)
+	}
+	for _, q := range committedQueries(t) {
+		want := ""
+		if strings.Contains(q.Expr, "tsbucket_shard_writes_total") {
+			want = NeedsShardedView
+		}
+		if got := q.Needs(); got != want {
+			t.Errorf("%q %s: Needs() = %q, want %q", q.Panel, q.RefID, got, want)
 		}
 	}
 }
