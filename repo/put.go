@@ -183,10 +183,22 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 		_, expiry := cfg.presenceLife(rw.v)
 		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
 	}
-	if m := r.opts.Metrics; m != nil {
-		m.PartitionWrite(rw.v.spec.Name, rw.partKey, 1, rw.bytes)
-	}
+	r.countWrite(rw, 1)
 	return nil
+}
+
+// countWrite records n rows written to rw's partition (and shard).
+func (r *Repo[T]) countWrite(rw row, n int) {
+	m := r.opts.Metrics
+	if m == nil {
+		return
+	}
+	m.PartitionWrite(rw.v.spec.Name, rw.partKey, n, rw.bytes)
+	if rw.v.spec.Sharded() {
+		for range n {
+			m.ShardWrite(rw.v.spec.Name, rw.shard)
+		}
+	}
 }
 
 // needsPresence reports whether rw's presence entry must be written: the index
@@ -246,6 +258,9 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 	for _, rw := range presence {
 		_, expiry := cfg.presenceLife(rw.v)
 		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
+	}
+	for _, rw := range rows {
+		r.countWrite(rw, 1)
 	}
 	return nil
 }

@@ -117,6 +117,11 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 			bytes += rw.bytes
 		}
 		m.PartitionWrite(first.v.spec.Name, first.partKey, len(rows), bytes)
+		if first.v.spec.Sharded() {
+			for range rows { // one partition: one shard
+				m.ShardWrite(first.v.spec.Name, first.shard)
+			}
+		}
 	}
 	return nil
 }

@@ -3,11 +3,16 @@ package repo
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/internal/refmodel"
+	"github.com/tsbucket/tsbucket/metrics"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
@@ -125,4 +130,66 @@ func idOf(n int64) bucket.ID {
 		id[8+i] = byte(n >> (56 - 8*i))
 	}
 	return id
+}
+
+// TestShardWritesCounted: every row written to a sharded view is counted
+// against its shard, by Put and by PutMany, so the dashboard shows the spread.
+func TestShardWritesCounted(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg, metrics.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newChat(t, Options{Metrics: m}, shardedViews(4)...)
+	var batch []refmodel.Message
+	for i := range 40 {
+		batch = append(batch, f.msg(1, f.now, int64(i)))
+	}
+	f.put(batch...)
+	one := f.msg(1, f.now, 99)
+	if err := f.r.Put(t.Context(), &one); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{}
+	for _, msg := range append(batch, one) {
+		want[strconv.Itoa(bucket.ShardOf(idOf(msg.MessageID), 4))]++
+	}
+	total := 0.0
+	for shard, n := range want {
+		got := testutil.ToFloat64(shardCounter(t, reg, shard))
+		if got != n {
+			t.Fatalf("shard %s: %v writes counted, want %v", shard, got, n)
+		}
+		total += got
+	}
+	if total != 41 {
+		t.Fatalf("%v writes counted, want 41", total)
+	}
+}
+
+// shardCounter finds tsbucket_shard_writes_total of messages_by_channel's shard.
+func shardCounter(t *testing.T, g prometheus.Gatherer, shard string) prometheus.Collector {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "tsbucket_shard_writes_total" {
+			continue
+		}
+		for _, mm := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range mm.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["table"] == "messages_by_channel" && labels["shard"] == shard {
+				c := prometheus.NewCounter(prometheus.CounterOpts{Name: "x"})
+				c.Add(mm.GetCounter().GetValue())
+				return c
+			}
+		}
+	}
+	t.Fatalf("no shard %s series", shard)
+	return nil
 }
