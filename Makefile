@@ -75,6 +75,14 @@ bench-cluster:
 	scripts/ensure-deps.sh
 	$(GO) run ./bench/cmd/tsbucket-bench $(BENCHFLAGS)
 
+# Write sharding on a local 3-node cluster (BENCHMARKS.md, "Hot key write
+# sharding"): writes docs/bench/hotshard.json and prints the tables; leaves
+# results.json and the generated section alone. About 5 minutes.
+.PHONY: bench-shards
+bench-shards:
+	scripts/ensure-deps.sh
+	$(GO) run ./bench/cmd/tsbucket-bench -only hotshard -nodes 3 $(BENCHFLAGS)
+
 # Every fuzz target of every package, FUZZTIME each (scripts/fuzz.sh).
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh

@@ -5,6 +5,7 @@
 //
 //	go run ./bench/cmd/tsbucket-bench            # full run, about 4 minutes
 //	go run ./bench/cmd/tsbucket-bench -quick     # every scenario, small sizes
+//	go run ./bench/cmd/tsbucket-bench -only hotshard -nodes 3   # write sharding (make bench-shards)
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/tsbucket/tsbucket/bench"
+	"github.com/tsbucket/tsbucket/internal/localcluster"
 	"github.com/tsbucket/tsbucket/internal/provision"
 )
 
@@ -37,7 +39,7 @@ func main() {
 type options struct {
 	out, markdown, only, cpuprofile string
 	quick, keep                     bool
-	rounds                          int
+	rounds, nodes                   int
 	timeout                         time.Duration
 }
 
@@ -50,7 +52,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.quick, "quick", false, "small sizes: a smoke run of every scenario")
 	fs.BoolVar(&o.keep, "keep", false, "keep the bench keyspace after the run")
 	fs.IntVar(&o.rounds, "rounds", 0, "interleaved rounds per scenario (0: the default)")
-	fs.StringVar(&o.only, "only", "", "comma-separated scenarios to run (dense,sparse,writes,hot,deep); use with -out elsewhere and -markdown \"\"")
+	fs.StringVar(&o.only, "only", "", "comma-separated scenarios to run (dense,sparse,writes,hot,deep); use with -out elsewhere and -markdown \"\"; \"hotshard\" alone runs the write-sharding benchmark instead (out/hotshard.json, tables on stdout)")
+	fs.IntVar(&o.nodes, "nodes", 1, "nodes of the local Cassandra cluster when one is started (1 or 3)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (the client side) to this file")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
 	if err := fs.Parse(args); err != nil {
@@ -72,9 +75,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 
-	cl, err := provision.Provision(ctx, provision.Options{Log: stderr})
+	cl, err := provision.Provision(ctx, provision.Options{Log: stderr, Local: localcluster.Config{Nodes: o.nodes}})
 	if err != nil {
 		return err
+	}
+	if o.only == hotshard {
+		return runShards(ctx, o, cl, stdout, stderr)
 	}
 	cfg := bench.Config{}
 	if o.quick {

@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/tsbucket/tsbucket/internal/provision"
+)
+
+// TestRunShardsQuick runs the write-sharding benchmark, small, against a
+// real node (one: every shard lands on it, so only the counts are checked,
+// not the spread, which needs `make bench-shards` on 3 nodes). RunShards
+// itself fails when a merged page or walk differs from the unsharded one.
+func TestRunShardsQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a database; -short runs only the in-process tests")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cl, err := provision.Provision(ctx, provision.Options{Log: os.Stderr})
+	if err != nil {
+		if os.Getenv("TSBUCKET_REQUIRE_DB") == "1" {
+			t.Fatalf("no database: %v", err)
+		}
+		t.Skipf("no database (set TSBUCKET_HOSTS or install Java 17 + Maven): %v", err)
+	}
+	t.Cleanup(func() {
+		if err := cl.Close(); err != nil {
+			t.Errorf("stop cluster: %v", err)
+		}
+	})
+	cfg := QuickShards()
+	cfg.Hosts, cfg.Datacenter, cfg.Keyspace = cl.Hosts, cl.Datacenter, "tsbucket_bench_shards_test"
+	rep, err := RunShards(ctx, cfg)
+	if err != nil {
+		t.Fatalf("RunShards: %v", err)
+	}
+	shards := float64(rep.Settings.Shards)
+	tests := []struct {
+		scenario string
+		baseline bool
+		queries  float64
+	}{
+		{"hotshard-latest", true, 2},           // the newest bucket and the presence index
+		{"hotshard-latest", false, shards + 1}, // every shard of the bucket and the index
+		{"hotshard-write", true, 1},            // the presence entry was written by the warm-up
+		{"hotshard-write", false, 1},
+	}
+	for _, tc := range tests {
+		sp, v, ok := rep.spread(tc.scenario, tc.baseline)
+		if !ok {
+			t.Fatalf("%s: no variant with baseline=%t", tc.scenario, tc.baseline)
+		}
+		t.Run(tc.scenario+"/"+v.Name, func(t *testing.T) {
+			if v.QueriesPerOp != tc.queries {
+				t.Errorf("queries per op: got %v, want %v", v.QueriesPerOp, tc.queries)
+			}
+			if v.Ops == 0 || v.Latency.P50 <= 0 {
+				t.Errorf("empty measurement: %+v", v)
+			}
+			if got, want := sp.Total(), int64(v.QueriesPerOp*float64(v.Ops)+0.5); got != want {
+				t.Errorf("requests per node add up to %d, want %d", got, want)
+			}
+		})
+	}
+	if _, v, _ := rep.spread("hotshard-deep", false); v.QueriesPerOp < shards {
+		t.Errorf("sharded deep page: got %v requests, want at least %v", v.QueriesPerOp, shards)
+	}
+	if len(rep.Nodes) == 0 || rep.Markdown() == "" {
+		t.Errorf("empty report: nodes %v", rep.Nodes)
+	}
+}
