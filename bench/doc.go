@@ -23,6 +23,13 @@
 // observer for the baselines. Allocations per operation come from
 // runtime.MemStats around each measured block, so they include the driver's.
 //
+// RunShards is a separate benchmark, not part of Run: one hot key written
+// and read through an unsharded view and the same view over ShardConfig.Shards
+// write shards (schema.View.Shards), interleaved, every request counted per
+// node, for a multi-node cluster with RF 1 (`tsbucket-bench -only hotshard
+// -nodes 3`, make bench-shards). Its ShardReport goes to hotshard.json and
+// a section of BENCHMARKS.md of its own.
+//
 // Run executes everything against a cluster and returns a Report; the
 // command bench/cmd/tsbucket-bench provisions the cluster, writes
 // docs/bench/results.json and the chart (Chart), and refreshes the tables

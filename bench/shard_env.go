@@ -126,7 +126,7 @@ func (e *shardEnv) clusterNodes(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc.DisableInitialHostLookup = true // talk to Hosts[0] only
+	cc.HostFilter = gocql.WhiteListHostFilter(e.cfg.Hosts[0]) // talk to that node only
 	s, err := cc.CreateSession()
 	if err != nil {
 		return nil, fmt.Errorf("bench: connect: %w", err)

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,15 +69,31 @@ func (s NodeSpread) BusiestShare() float64 {
 	return ratio(float64(top), float64(s.Total()))
 }
 
-// Reached is the number of nodes that took at least one request.
-func (s NodeSpread) Reached() int {
-	n := 0
-	for _, v := range s.Requests {
-		if v > 0 {
-			n++
+// Shares is each node's fraction of the requests, busiest first, with a 0
+// for every node of nodes that took none.
+func (s NodeSpread) Shares(nodes []string) []float64 {
+	var out []float64
+	for h, v := range s.Requests {
+		if v > 0 || !slices.Contains(nodes, h) {
+			out = append(out, ratio(float64(v), float64(s.Total())))
 		}
 	}
-	return n
+	for _, h := range nodes {
+		if s.Requests[h] == 0 {
+			out = append(out, 0)
+		}
+	}
+	slices.SortFunc(out, func(a, b float64) int { return cmp.Compare(b, a) })
+	return out
+}
+
+// shares prints Shares as "0.50 / 0.30 / 0.20".
+func shares(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = num(x)
+	}
+	return strings.Join(parts, " / ")
 }
 
 // spread returns the spread of a scenario's variant: the baseline (0) or
@@ -130,7 +147,7 @@ func (r ShardReport) writeRatios(b *strings.Builder) {
 	}
 	if su, vu, ok := r.spread("hotshard-write", true); ok {
 		ss, vs, _ := r.spread("hotshard-write", false)
-		fmt.Fprintf(b, "| nodes taking the hot key's writes | %d of %d | %d of %d | |\n", su.Reached(), len(r.Nodes), ss.Reached(), len(r.Nodes))
+		fmt.Fprintf(b, "| share of the hot key's writes per node, busiest first | %s | %s | |\n", shares(su.Shares(r.Nodes)), shares(ss.Shares(r.Nodes)))
 		row("busiest node's share of the writes", su.BusiestShare(), ss.BusiestShare())
 		row("write throughput, messages/s", vu.Throughput, vs.Throughput)
 		row("write p50 ms", vu.Latency.P50, vs.Latency.P50)

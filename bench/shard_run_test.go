@@ -54,8 +54,10 @@ func TestRunShardsQuick(t *testing.T) {
 			t.Fatalf("%s: no variant with baseline=%t", tc.scenario, tc.baseline)
 		}
 		t.Run(tc.scenario+"/"+v.Name, func(t *testing.T) {
-			if v.QueriesPerOp != tc.queries {
-				t.Errorf("queries per op: got %v, want %v", v.QueriesPerOp, tc.queries)
+			// Every attempt is counted: on several nodes a slow request may
+			// add a speculative attempt on another host, a few in a thousand.
+			if v.QueriesPerOp < tc.queries || v.QueriesPerOp > tc.queries*1.05 {
+				t.Errorf("queries per op: got %v, want %v (at most 5%% more)", v.QueriesPerOp, tc.queries)
 			}
 			if v.Ops == 0 || v.Latency.P50 <= 0 {
 				t.Errorf("empty measurement: %+v", v)

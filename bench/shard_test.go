@@ -2,6 +2,7 @@ package bench
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,15 +94,16 @@ func TestHostCounter(t *testing.T) {
 
 func TestNodeSpread(t *testing.T) {
 	tests := []struct {
-		name    string
-		req     map[string]int64
-		share   float64
-		reached int
+		name   string
+		req    map[string]int64
+		share  float64
+		shares []float64
 	}{
-		{"one node takes all", map[string]int64{"a": 90, "b": 0, "c": 0}, 1, 1},
-		{"even", map[string]int64{"a": 30, "b": 30, "c": 30}, 0.333, 3},
-		{"uneven", map[string]int64{"a": 50, "b": 30, "c": 20}, 0.5, 3},
-		{"nothing", map[string]int64{}, 0, 0},
+		{"one node takes all", map[string]int64{"a": 90, "b": 0}, 1, []float64{1, 0, 0}},
+		{"even", map[string]int64{"a": 30, "b": 30, "c": 30}, 0.333, []float64{0.333, 0.333, 0.333}},
+		{"uneven", map[string]int64{"c": 20, "a": 50, "b": 30}, 0.5, []float64{0.5, 0.3, 0.2}},
+		{"a host not listed", map[string]int64{"a": 10, "unknown": 10}, 0.5, []float64{0.5, 0.5, 0, 0}},
+		{"nothing", map[string]int64{}, 0, []float64{0, 0, 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,8 +111,8 @@ func TestNodeSpread(t *testing.T) {
 			if got := s.BusiestShare(); got != tc.share {
 				t.Errorf("BusiestShare: got %v, want %v", got, tc.share)
 			}
-			if got := s.Reached(); got != tc.reached {
-				t.Errorf("Reached: got %d, want %d", got, tc.reached)
+			if got := s.Shares([]string{"a", "b", "c"}); !slices.Equal(got, tc.shares) {
+				t.Errorf("Shares: got %v, want %v", got, tc.shares)
 			}
 		})
 	}
@@ -146,7 +148,7 @@ func TestShardMarkdown(t *testing.T) {
 		"Cluster: local-cassandra 127.0.0.1,127.0.0.2,127.0.0.3 (dc dc1), 3 nodes,",
 		"`messages_by_channel_sharded` (8 shards)",
 		"Code: commit abc.",
-		"| nodes taking the hot key's writes | 1 of 3 | 3 of 3 | |",
+		"| share of the hot key's writes per node, busiest first | 1.00 / 0 / 0 | 0.50 / 0.33 / 0.17 | |",
 		"| busiest node's share of the writes | 1.00 | 0.50 | 0.50x |",
 		"| write throughput, messages/s | 2000 | 1800 | 0.90x |",
 		"| latest p50 ms | 2.00 | 4.00 | 2.00x |",
