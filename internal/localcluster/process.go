@@ -65,11 +65,9 @@ func (p *proc) signal(sig syscall.Signal) {
 	}
 }
 
-// stop asks the JVM to shut down cleanly and kills it after grace. SIGCONT
-// follows SIGTERM so that a frozen JVM (Cluster.Freeze) handles it at once.
+// stop asks the JVM to shut down cleanly and kills it after grace.
 func (p *proc) stop(grace time.Duration) {
 	p.signal(syscall.SIGTERM)
-	p.signal(syscall.SIGCONT)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
