@@ -2,11 +2,8 @@ package bench
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
-
-	"github.com/tsbucket/tsbucket/internal/provision"
 )
 
 // TestRunQuick runs every scenario, small, against a real node and checks
@@ -14,23 +11,9 @@ import (
 // ordered pages (Run fails otherwise), and the requests counted per
 // operation are exactly what each implementation must send.
 func TestRunQuick(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a database; -short runs only the in-process tests")
-	}
+	cl := quickCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cl, err := provision.Provision(ctx, provision.Options{Log: os.Stderr})
-	if err != nil {
-		if os.Getenv("TSBUCKET_REQUIRE_DB") == "1" {
-			t.Fatalf("no database: %v", err)
-		}
-		t.Skipf("no database (set TSBUCKET_HOSTS or install Java 17 + Maven): %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cl.Close(); err != nil {
-			t.Errorf("stop cluster: %v", err)
-		}
-	})
 	cfg := Quick()
 	cfg.Hosts, cfg.Datacenter, cfg.Keyspace = cl.Hosts, cl.Datacenter, "tsbucket_bench_test"
 	rep, err := Run(ctx, cfg)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/gocql/gocql"
@@ -92,14 +93,16 @@ func hasUnsetKey(rows []row) bool {
 		if rw.v.idInKey {
 			continue
 		}
-		for _, k := range rw.key {
-			if reflect.ValueOf(k).IsZero() {
-				return true
-			}
+		if slices.ContainsFunc(rw.key, unset) {
+			return true
 		}
 	}
 	return false
 }
+
+// unset reports whether a key value is its type's zero value (or nil): how a
+// key field the caller did not fill in looks.
+func unset(v any) bool { return v == nil || reflect.ValueOf(v).IsZero() }
 
 // idView returns a view whose partition key is the ID alone, or nil.
 func (r *Repo[T]) idView() *view {

@@ -59,7 +59,7 @@ func (h *View[T]) KeyOf(item *T) (Key, error) {
 	iv := reflect.ValueOf(item).Elem()
 	k := make(Key, len(h.v.spec.Key))
 	for i := range k {
-		if k[i] = derefValue(h.v.col(iv, i)); k[i] != nil && reflect.ValueOf(k[i]).IsZero() {
+		if k[i] = derefValue(h.v.col(iv, i)); k[i] != nil && unset(k[i]) {
 			return nil, fmt.Errorf("view %s: %w: %s is unset", h.v.spec.Name, ErrBadKey, h.v.spec.Key[i].Name)
 		}
 	}

@@ -183,17 +183,18 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 		_, expiry := cfg.presenceLife(rw.v)
 		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
 	}
-	r.countWrite(rw, 1)
+	r.countWrite(rw, 1, rw.bytes)
 	return nil
 }
 
-// countWrite records n rows written to rw's partition (and shard).
-func (r *Repo[T]) countWrite(rw row, n int) {
+// countWrite records n rows of size bytes written to rw's partition (and
+// shard: the rows of one partition share it).
+func (r *Repo[T]) countWrite(rw row, n, bytes int) {
 	m := r.opts.Metrics
 	if m == nil {
 		return
 	}
-	m.PartitionWrite(rw.v.spec.Name, rw.partKey, n, rw.bytes)
+	m.PartitionWrite(rw.v.spec.Name, rw.partKey, n, bytes)
 	if rw.v.spec.Sharded() {
 		for range n {
 			m.ShardWrite(rw.v.spec.Name, rw.shard)
@@ -260,7 +261,7 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
 	}
 	for _, rw := range rows {
-		r.countWrite(rw, 1)
+		r.countWrite(rw, 1, rw.bytes)
 	}
 	return nil
 }

@@ -111,18 +111,11 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	if err != nil {
 		return err
 	}
-	if m := r.opts.Metrics; m != nil {
-		bytes := 0
-		for _, rw := range rows {
-			bytes += rw.bytes
-		}
-		m.PartitionWrite(first.v.spec.Name, first.partKey, len(rows), bytes)
-		if first.v.spec.Sharded() {
-			for range rows { // one partition: one shard
-				m.ShardWrite(first.v.spec.Name, first.shard)
-			}
-		}
+	bytes := 0
+	for _, rw := range rows {
+		bytes += rw.bytes
 	}
+	r.countWrite(first, len(rows), bytes)
 	return nil
 }
 
