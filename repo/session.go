@@ -10,14 +10,17 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
 )
 
 // SessionConfig describes a well-configured gocql session: token-aware routing over
-// a datacenter-aware policy, LOCAL_QUORUM, bounded timeouts and retries that only
-// ever apply to idempotent statements.
+// a datacenter-aware policy, LOCAL_QUORUM, bounded timeouts, and retries and
+// speculative executions that only ever apply to idempotent statements (every
+// statement the repository sends is one). RELIABILITY.md has the measurements
+// behind the defaults.
 type SessionConfig struct {
 	Hosts      []string // host or host:port; required
 	Datacenter string   // local datacenter; required, so routing never crosses DCs by accident
@@ -28,11 +31,24 @@ type SessionConfig struct {
 	TLS      *tls.Config
 
 	Consistency    gocql.Consistency // default LOCAL_QUORUM
-	Timeout        time.Duration     // per request, default 5s
+	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default 5s
 	NumConns       int               // connections per host, default 2
 	Retries        int               // retries of idempotent statements, default 2
-	ProtoVersion   int               // 0 lets gocql negotiate
+	// SpeculativeAttempts is how many extra executions of an idempotent
+	// statement start, one every SpeculativeDelay, on the next host of the
+	// query plan while the first is unanswered; the first answer wins. It is
+	// what keeps a frozen or slow coordinator from costing a full Timeout.
+	// A statement never speculates more often than there are other hosts
+	// up (none on a single node). Default 1; -1 turns speculative execution
+	// off. It overrides a policy
+	// set on a query with SetSpeculativeExecutionPolicy: turn it off here to
+	// choose per query.
+	SpeculativeAttempts int
+	// SpeculativeDelay is the wait before each speculative execution,
+	// default DefaultSpeculativeDelay.
+	SpeculativeDelay time.Duration
+	ProtoVersion     int // 0 lets gocql negotiate
 	// Logger receives the driver's own log lines; nil keeps gocql's default
 	// (the standard logger), which a service usually wants to redirect.
 	Logger gocql.StdLogger
@@ -67,6 +83,8 @@ func (c SessionConfig) Validate() error {
 		return fmt.Errorf("%w: negative timeout", ErrBadSessionConfig)
 	case c.Retries < 0 || c.NumConns < 0:
 		return fmt.Errorf("%w: negative retries or connections", ErrBadSessionConfig)
+	case c.SpeculativeAttempts < -1 || c.SpeculativeDelay < 0:
+		return fmt.Errorf("%w: speculative attempts below -1 or negative delay", ErrBadSessionConfig)
 	case c.Password != "" && c.Username == "":
 		return fmt.Errorf("%w: password without username", ErrBadSessionConfig)
 	}
@@ -99,12 +117,21 @@ func (c SessionConfig) String() string {
 // GoString keeps %#v from printing the password.
 func (c SessionConfig) GoString() string { return "repo.SessionConfig{" + c.String() + "}" }
 
+// DefaultTimeout is SessionConfig.Timeout's default: longer than the
+// server's read_request_timeout (5 s) and write_request_timeout (2 s), so
+// that a coordinator that cannot reach a quorum answers with its typed
+// ReadTimeout or WriteTimeout before the client gives up on it.
+const DefaultTimeout = 7 * time.Second
+
+// DefaultSpeculativeDelay is SessionConfig.SpeculativeDelay's default.
+const DefaultSpeculativeDelay = 50 * time.Millisecond
+
 func (c SessionConfig) withDefaults() SessionConfig {
 	if c.Consistency == 0 {
 		c.Consistency = gocql.LocalQuorum
 	}
 	if c.Timeout == 0 {
-		c.Timeout = 5 * time.Second
+		c.Timeout = DefaultTimeout
 	}
 	if c.ConnectTimeout == 0 {
 		c.ConnectTimeout = 5 * time.Second
@@ -114,6 +141,12 @@ func (c SessionConfig) withDefaults() SessionConfig {
 	}
 	if c.Retries == 0 {
 		c.Retries = 2
+	}
+	if c.SpeculativeAttempts == 0 {
+		c.SpeculativeAttempts = 1
+	}
+	if c.SpeculativeDelay == 0 {
+		c.SpeculativeDelay = DefaultSpeculativeDelay
 	}
 	return c
 }
@@ -133,7 +166,7 @@ func (c SessionConfig) ClusterConfig() (*gocql.ClusterConfig, error) {
 	cc.NumConns = c.NumConns
 	cc.ProtoVersion = c.ProtoVersion
 	cc.Logger = c.Logger
-	cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.Datacenter))
+	cc.PoolConfig.HostSelectionPolicy = speculating(gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.Datacenter)), c)
 	cc.RetryPolicy = &gocql.ExponentialBackoffRetryPolicy{NumRetries: c.Retries, Min: 50 * time.Millisecond, Max: time.Second}
 	// Without a filter the driver would open pools to remote DCs too.
 	cc.HostFilter = gocql.DataCentreHostFilter(c.Datacenter)
@@ -149,6 +182,119 @@ func (c SessionConfig) ClusterConfig() (*gocql.ClusterConfig, error) {
 		cc.AddressTranslator = gocql.AddressTranslatorFunc(m.translate)
 	}
 	return cc, nil
+}
+
+// speculating returns p itself when c turns speculative execution off, else
+// p wrapped so that every idempotent statement it routes gets c's
+// speculative execution policy.
+func speculating(p gocql.HostSelectionPolicy, c SessionConfig) gocql.HostSelectionPolicy {
+	if c.SpeculativeAttempts <= 0 {
+		return p
+	}
+	return &speculativePolicy{HostSelectionPolicy: p, attempts: c.SpeculativeAttempts, delay: c.SpeculativeDelay, up: map[*gocql.HostInfo]bool{}}
+}
+
+// speculativePolicy sets a session-wide speculative execution policy, which
+// gocql only offers per query (Query.SetSpeculativeExecutionPolicy): both
+// gocql and its ScyllaDB fork ask the host selection policy for a query plan
+// (Pick) on the caller's goroutine before they read the query's speculative
+// policy, so setting it in Pick reaches every statement of the session,
+// including the repository's. gocql itself never speculates a statement that
+// is not idempotent; Pick leaves those alone too.
+//
+// A speculative execution takes the next host of the query plan, and when
+// there is none the driver answers at once with ErrNoConnections, which wins
+// over the execution still running. So a statement speculates at most once
+// per other host that is up: never on a single node, or with all but one
+// node down, where it would turn every slow answer into an error.
+type speculativePolicy struct {
+	gocql.HostSelectionPolicy
+	attempts int
+	delay    time.Duration
+
+	mu sync.Mutex
+	// up holds the hosts the driver told the policy about, keyed as the
+	// driver keeps them (one *HostInfo per host, from AddHost to RemoveHost:
+	// host IDs are typed differently by gocql and its fork).
+	up map[*gocql.HostInfo]bool
+}
+
+func (p *speculativePolicy) Pick(q gocql.ExecutableQuery) gocql.NextHost {
+	if q.IsIdempotent() {
+		var sp gocql.SpeculativeExecutionPolicy = gocql.NonSpeculativeExecution{}
+		if n := min(p.attempts, p.upHosts()-1); n > 0 {
+			sp = &gocql.SimpleSpeculativeExecution{NumAttempts: n, TimeoutDelay: p.delay}
+		}
+		switch q := q.(type) {
+		case *gocql.Query:
+			q.SetSpeculativeExecutionPolicy(sp)
+		case *gocql.Batch:
+			q.SpeculativeExecutionPolicy(sp)
+		}
+	}
+	return p.HostSelectionPolicy.Pick(q)
+}
+
+func (p *speculativePolicy) upHosts() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, up := range p.up {
+		if up {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *speculativePolicy) mark(h *gocql.HostInfo, up bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.up[h] = up
+}
+
+// The host notifications reach the wrapped policy unchanged; the count of
+// hosts up is taken on the way.
+func (p *speculativePolicy) AddHost(h *gocql.HostInfo) {
+	p.HostSelectionPolicy.AddHost(h)
+	p.mark(h, h.IsUp())
+}
+
+func (p *speculativePolicy) HostUp(h *gocql.HostInfo) {
+	p.HostSelectionPolicy.HostUp(h)
+	p.mark(h, true)
+}
+
+func (p *speculativePolicy) HostDown(h *gocql.HostInfo) {
+	p.HostSelectionPolicy.HostDown(h)
+	p.mark(h, false)
+}
+
+func (p *speculativePolicy) RemoveHost(h *gocql.HostInfo) {
+	p.HostSelectionPolicy.RemoveHost(h)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.up, h)
+}
+
+// AddHosts and Ready forward the optional interfaces the driver looks for
+// on a policy (bulk host registration, readiness).
+func (p *speculativePolicy) AddHosts(hosts []*gocql.HostInfo) {
+	if b, ok := p.HostSelectionPolicy.(interface{ AddHosts([]*gocql.HostInfo) }); ok {
+		b.AddHosts(hosts)
+	} else {
+		for _, h := range hosts {
+			p.HostSelectionPolicy.AddHost(h)
+		}
+	}
+	for _, h := range hosts {
+		p.mark(h, h.IsUp())
+	}
+}
+
+func (p *speculativePolicy) Ready() bool {
+	r, ok := p.HostSelectionPolicy.(gocql.ReadyPolicy)
+	return !ok || r.Ready()
 }
 
 // addressMap is a parsed SessionConfig.AddressMap.

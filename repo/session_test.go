@@ -3,8 +3,12 @@ package repo
 import (
 	"errors"
 	"net"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
 )
 
 // A container under Docker Desktop or a remote engine reports its internal
@@ -113,5 +117,181 @@ func TestSessionAddressMapNotMutated(t *testing.T) {
 	}
 	if len(m) != 1 || m["[::ffff:172.17.0.2]:9042"] != "127.0.0.1:32768" {
 		t.Errorf("map changed: %v", m)
+	}
+}
+
+// pickRecorder is a host selection policy that only records Pick calls.
+type pickRecorder struct {
+	gocql.HostSelectionPolicy
+	picked int
+}
+
+func (p *pickRecorder) AddHost(*gocql.HostInfo)    {}
+func (p *pickRecorder) HostDown(*gocql.HostInfo)   {}
+func (p *pickRecorder) HostUp(*gocql.HostInfo)     {}
+func (p *pickRecorder) RemoveHost(*gocql.HostInfo) {}
+
+func (p *pickRecorder) Pick(gocql.ExecutableQuery) gocql.NextHost {
+	p.picked++
+	return func() gocql.SelectedHost { return nil }
+}
+
+// specOf reads the speculative execution policy gocql will use for q: the
+// driver keeps it unexported (field spec of Query and Batch, in gocql and
+// in its ScyllaDB fork alike).
+func specOf(t *testing.T, q any) any {
+	t.Helper()
+	f := reflect.ValueOf(q).Elem().FieldByName("spec")
+	if !f.IsValid() {
+		t.Fatalf("%T has no field spec: the driver changed", q)
+	}
+	if f.IsNil() {
+		return nil
+	}
+	e := f.Elem()
+	if e.Kind() == reflect.Pointer {
+		e = e.Elem()
+	}
+	if e.Type() == reflect.TypeFor[gocql.SimpleSpeculativeExecution]() {
+		return gocql.SimpleSpeculativeExecution{
+			NumAttempts:  int(e.FieldByName("NumAttempts").Int()),
+			TimeoutDelay: time.Duration(e.FieldByName("TimeoutDelay").Int()),
+		}
+	}
+	return e.Type().Name()
+}
+
+func TestSessionSpeculativeExecution(t *testing.T) {
+	base := SessionConfig{Hosts: []string{"127.0.0.1"}, Datacenter: "dc1"}
+	with := func(attempts int, delay time.Duration) SessionConfig {
+		c := base
+		c.SpeculativeAttempts, c.SpeculativeDelay = attempts, delay
+		return c
+	}
+	idempotent := func() gocql.ExecutableQuery { return (&gocql.Query{}).Idempotent(true) }
+	tests := []struct {
+		name  string
+		cfg   SessionConfig
+		hosts int // hosts up
+		query func() gocql.ExecutableQuery
+		want  any // the query's policy after Pick; nil: never set
+	}{
+		{"defaults, idempotent query", base, 3, idempotent,
+			gocql.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: DefaultSpeculativeDelay}},
+		{"chosen attempts and delay", with(2, 30*time.Millisecond), 3, idempotent,
+			gocql.SimpleSpeculativeExecution{NumAttempts: 2, TimeoutDelay: 30 * time.Millisecond}},
+		{"attempts capped by the other hosts up", with(5, 30*time.Millisecond), 3, idempotent,
+			gocql.SimpleSpeculativeExecution{NumAttempts: 2, TimeoutDelay: 30 * time.Millisecond}},
+		{"single node: no host to speculate on", base, 1, idempotent, "NonSpeculativeExecution"},
+		{"idempotent batch", base, 3, func() gocql.ExecutableQuery {
+			return &gocql.Batch{Entries: []gocql.BatchEntry{{Stmt: "x", Idempotent: true}}}
+		}, gocql.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: DefaultSpeculativeDelay}},
+		{"query not idempotent: left alone", base, 3, func() gocql.ExecutableQuery { return &gocql.Query{} }, nil},
+		{"batch not idempotent: left alone", base, 3, func() gocql.ExecutableQuery {
+			return &gocql.Batch{Entries: []gocql.BatchEntry{{Stmt: "x", Idempotent: true}, {Stmt: "y"}}}
+		}, nil},
+		{"speculation off", with(-1, 0), 3, idempotent, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &pickRecorder{}
+			p := speculating(rec, tc.cfg.withDefaults())
+			for range tc.hosts {
+				p.AddHost(&gocql.HostInfo{})
+			}
+			q := tc.query()
+			p.Pick(q)
+			if rec.picked != 1 {
+				t.Fatalf("inner policy picked %d times, want 1", rec.picked)
+			}
+			if got := specOf(t, q); got != tc.want {
+				t.Errorf("speculative policy %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The session's policy is token-aware over DC-aware, wrapped for
+// speculation unless it is off.
+func TestSessionSpeculationWrapsPolicy(t *testing.T) {
+	tests := []struct {
+		name     string
+		attempts int
+		wrapped  bool
+	}{
+		{"default", 0, true},
+		{"two attempts", 2, true},
+		{"off", -1, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cc, err := SessionConfig{Hosts: []string{"127.0.0.1"}, Datacenter: "dc1", SpeculativeAttempts: tc.attempts}.ClusterConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, got := cc.PoolConfig.HostSelectionPolicy.(*speculativePolicy)
+			if got != tc.wrapped {
+				t.Errorf("policy %T, wrapped %t, want %t", cc.PoolConfig.HostSelectionPolicy, got, tc.wrapped)
+			}
+		})
+	}
+}
+
+func TestSessionSpeculationInvalid(t *testing.T) {
+	tests := []struct {
+		name     string
+		attempts int
+		delay    time.Duration
+	}{
+		{"attempts below -1", -2, 0},
+		{"negative delay", 1, -time.Millisecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := SessionConfig{Hosts: []string{"h"}, Datacenter: "dc1", SpeculativeAttempts: tc.attempts, SpeculativeDelay: tc.delay}
+			if err := cfg.Validate(); !errors.Is(err, ErrBadSessionConfig) {
+				t.Errorf("Validate() = %v, want ErrBadSessionConfig", err)
+			}
+		})
+	}
+}
+
+// The count of hosts up follows the driver's notifications: with two of
+// three down, a statement does not speculate.
+func TestSessionSpeculationFollowsHostsUp(t *testing.T) {
+	p := speculating(&pickRecorder{}, SessionConfig{Hosts: []string{"h"}, Datacenter: "dc1"}.withDefaults())
+	hosts := []*gocql.HostInfo{{}, {}, {}}
+	p.(interface{ AddHosts([]*gocql.HostInfo) }).AddHosts(hosts)
+	steps := []struct {
+		name   string
+		change func()
+		want   any
+	}{
+		{"three up", func() {}, gocql.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: DefaultSpeculativeDelay}},
+		{"one down", func() { p.HostDown(hosts[0]) }, gocql.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: DefaultSpeculativeDelay}},
+		{"two down", func() { p.HostDown(hosts[1]) }, "NonSpeculativeExecution"},
+		{"one back", func() { p.HostUp(hosts[0]) }, gocql.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: DefaultSpeculativeDelay}},
+		{"removed", func() { p.RemoveHost(hosts[0]) }, "NonSpeculativeExecution"},
+	}
+	for _, st := range steps {
+		st.change()
+		q := (&gocql.Query{}).Idempotent(true)
+		p.Pick(q)
+		if got := specOf(t, q); got != st.want {
+			t.Errorf("%s: speculative policy %v, want %v", st.name, got, st.want)
+		}
+	}
+}
+
+func TestSessionDefaults(t *testing.T) {
+	cc, err := SessionConfig{Hosts: []string{"127.0.0.1"}, Datacenter: "dc1"}.ClusterConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cc.Timeout, DefaultTimeout; got != want {
+		t.Errorf("Timeout %v, want %v", got, want)
+	}
+	if got, want := cc.Consistency, gocql.LocalQuorum; got != want {
+		t.Errorf("Consistency %v, want %v", got, want)
 	}
 }

@@ -1,14 +1,20 @@
 // Package faults holds the tests that break a real cluster on purpose: nodes
-// killed with SIGKILL under load and restarted, permissions revoked on one
-// view, wrong credentials and certificates. They need local Cassandra JVMs
-// they can kill and reconfigure (internal/localcluster), so they live apart
-// from package integration, whose shared node holds the machine-wide cluster
-// lock for its whole test binary. Each test here starts the cluster it needs
-// (three nodes, or one node with PasswordAuthenticator and client TLS) and the
-// previous one is stopped first; consecutive tests with the same needs share
-// one cluster.
+// killed with SIGKILL under load and restarted; gray failures under a mixed
+// load, a node frozen with SIGSTOP and a node slowed by a SIGSTOP/SIGCONT
+// duty cycle (and, with the build tag partition, a node cut off by iptables
+// rules on the loopback addresses), each asserting that no acknowledged write
+// is lost, which errors are allowed and how soon reads and hints recover
+// (RELIABILITY.md has the figures); permissions revoked on one view, wrong
+// credentials and certificates. They need local Cassandra JVMs they can kill
+// and reconfigure (internal/localcluster), so they live apart from package
+// integration, whose shared node holds the machine-wide cluster lock for its
+// whole test binary. Each test here starts the cluster it needs (three nodes,
+// or one node with PasswordAuthenticator and client TLS) and the previous one
+// is stopped first; consecutive tests with the same needs share one cluster.
 //
 // With TSBUCKET_REQUIRE_DB=1 (CI) a cluster that cannot start fails the run;
 // otherwise the tests skip with the reason. They skip under -short, and when
 // TSBUCKET_HOSTS names an external cluster, whose nodes are not ours to kill.
+// The partition test needs iptables as root; it installs the package with
+// apt-get when missing.
 package faults

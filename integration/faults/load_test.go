@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -75,11 +76,18 @@ type load struct {
 	mu     sync.Mutex
 	acked  []refmodel.Message
 	phases []*phaseStats
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
+	// samples is every operation's outcome, for the latency timeline.
+	samples []sample
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 func startLoad(r *repo.Repo[refmodel.Message], first string) *load {
+	return startMixedLoad(r, first, 1)
+}
+
+// startMixedLoad is startLoad with readers concurrent readers.
+func startMixedLoad(r *repo.Repo[refmodel.Message], first string, readers int) *load {
 	l := &load{r: r}
 	l.phase(first)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -87,7 +95,9 @@ func startLoad(r *repo.Repo[refmodel.Message], first string) *load {
 	for w := range loadWriters {
 		l.wg.Go(func() { l.write(ctx, w) })
 	}
-	l.wg.Go(func() { l.read(ctx) })
+	for i := range readers {
+		l.wg.Go(func() { l.read(ctx, uint64(i)) })
+	}
 	return l
 }
 
@@ -157,6 +167,7 @@ func (l *load) record(p *phaseStats, m refmodel.Message, start time.Time, err er
 	took := time.Since(start)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.samples = append(l.samples, newSample(p.name, true, start, took, err))
 	p.inflight--
 	p.attempted++
 	if !p.firstUnavl.IsZero() && start.After(p.firstUnavl) {
@@ -182,12 +193,15 @@ func (l *load) record(p *phaseStats, m refmodel.Message, start time.Time, err er
 	}
 }
 
-func (l *load) read(ctx context.Context) {
-	rng := rand.New(rand.NewPCG(1, 2))
+func (l *load) read(ctx context.Context, seed uint64) {
+	rng := rand.New(rand.NewPCG(1, 2+seed))
 	for ctx.Err() == nil {
 		p := l.begin()
+		start := time.Now()
 		_, err := l.r.Latest(context.Background(), "messages_by_channel", repo.Key{1 + rng.Int64N(loadChannels)}, 20)
+		took := time.Since(start)
 		l.mu.Lock()
+		l.samples = append(l.samples, newSample(p.name, false, start, took, err))
 		p.inflight--
 		if l.phases[len(l.phases)-1] == p { // only reads that began and ended in p
 			p.reads++
@@ -208,18 +222,28 @@ func errorClass(err error) string {
 	var (
 		unavailable *gocql.RequestErrUnavailable
 		timeout     *gocql.RequestErrWriteTimeout
+		readTimeout *gocql.RequestErrReadTimeout
 	)
 	switch {
 	case errors.As(err, &unavailable):
 		return "unavailable"
 	case errors.As(err, &timeout):
 		return "write-timeout"
+	case errors.As(err, &readTimeout):
+		return "read-timeout"
 	case errors.Is(err, gocql.ErrTimeoutNoResponse):
 		return "client-timeout"
 	case errors.Is(err, gocql.ErrNoConnections):
 		return "no-connections"
 	}
 	return "other"
+}
+
+// timeline returns a copy of every operation's sample so far.
+func (l *load) timeline() []sample {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.samples)
 }
 
 // snapshot returns the acknowledged messages and a copy of every phase.

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -72,6 +73,9 @@ func TestNodeFailure(t *testing.T) {
 	verified := verifyAcked(t, r, acked)
 	t.Logf("puts attempted %d, acknowledged %d, failed %d; acknowledged and read back at QUORUM from all 3 views: %d",
 		attempted, len(acked), attempted-len(acked), verified)
+	report(t, "Node killed (TestNodeFailure)", l.timeline(),
+		fmt.Sprintf("Session: Timeout %v, %d retries, speculative execution as SessionConfig's default. "+
+			"%d Puts acknowledged, %d read back at QUORUM from all 3 views.", nfTimeout, nfRetries, len(acked), verified))
 	if verified != len(acked) {
 		t.Fatalf("%d acknowledged writes lost", len(acked)-verified)
 	}
@@ -82,7 +86,15 @@ func TestNodeFailure(t *testing.T) {
 // repository on a session with the test's timeouts.
 func openFailureRepo(t *testing.T, lc *localcluster.Cluster) *repo.Repo[refmodel.Message] {
 	t.Helper()
-	cfg := repo.SessionConfig{Hosts: lc.Hosts(), Datacenter: lc.Datacenter(0), Timeout: nfTimeout, ConnectTimeout: nfTimeout, Retries: nfRetries}
+	r, _ := openRepo(t, repo.SessionConfig{Hosts: lc.Hosts(), Datacenter: lc.Datacenter(0), Timeout: nfTimeout, ConnectTimeout: nfTimeout, Retries: nfRetries})
+	return r
+}
+
+// openRepo creates an RF 3 keyspace with the chat views and opens the
+// repository on a session configured as cfg; it returns cfg with the
+// keyspace set.
+func openRepo(t *testing.T, cfg repo.SessionConfig) (*repo.Repo[refmodel.Message], repo.SessionConfig) {
+	t.Helper()
 	cfg.Keyspace = createKeyspace(t, func() (*gocql.Session, error) { return repo.NewSession(cfg) }, cfg.Datacenter, 3)
 	s := newSession(t, cfg)
 	ms, err := schema.LoadMigrations(refmodel.Migrations())
@@ -96,7 +108,7 @@ func openFailureRepo(t *testing.T, lc *localcluster.Cluster) *repo.Repo[refmodel
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return r, cfg
 }
 
 func killNodes(t *testing.T, lc *localcluster.Cluster, nodes ...int) {

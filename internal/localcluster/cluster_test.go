@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,12 +108,22 @@ func TestSingleNode(t *testing.T) {
 	}
 	s.Close()
 
+	checkFreezeThaw(t, c)
+
 	dir := c.DataDir()
 	if len(pidsMentioning(t, dir)) != 1 {
 		t.Errorf("want exactly one JVM for %s, got %v", dir, pidsMentioning(t, dir))
 	}
+	// A frozen node still stops cleanly, without waiting out StopTimeout.
+	if err := c.Freeze(0); err != nil {
+		t.Fatalf("Freeze: %v", err)
+	}
+	stopStart := time.Now()
 	if err := c.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
+	}
+	if took := time.Since(stopStart); took > DefaultStopTimeout/2 {
+		t.Errorf("Stop of a frozen node took %v", took)
 	}
 	assertNoProcesses(t, dir)
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -123,6 +134,58 @@ func TestSingleNode(t *testing.T) {
 	}
 	if err := c.Kill(0); !errors.Is(err, ErrStopped) {
 		t.Errorf("Kill after Stop = %v, want ErrStopped", err)
+	}
+	if err := c.Freeze(0); !errors.Is(err, ErrStopped) {
+		t.Errorf("Freeze after Stop = %v, want ErrStopped", err)
+	}
+}
+
+// checkFreezeThaw: a frozen node is in state T and does not answer; thawed,
+// it runs and answers again.
+func checkFreezeThaw(t *testing.T, c *Cluster) {
+	t.Helper()
+	cc := c.ClusterConfig()
+	cc.Timeout = time.Second
+	s := connect(t, cc) // before the freeze: a frozen node accepts no session
+	pid := c.PID(0)
+	if err := c.Freeze(0); err != nil {
+		t.Fatalf("Freeze: %v", err)
+	}
+	waitState(t, pid, true)
+	if err := s.Query("SELECT release_version FROM system.local").Consistency(gocql.One).Exec(); err == nil {
+		t.Error("a frozen node answered")
+	}
+	if err := c.Thaw(0); err != nil {
+		t.Fatalf("Thaw: %v", err)
+	}
+	waitState(t, pid, false)
+	if got := scanString(t, s, "SELECT release_version FROM system.local"); got != Version {
+		t.Errorf("release_version after Thaw = %q", got)
+	}
+	s.Close()
+	if err := c.Freeze(7); !errors.Is(err, ErrNoNode) {
+		t.Errorf("Freeze(7) = %v, want ErrNoNode", err)
+	}
+}
+
+// waitState waits until process pid is stopped (state T) or running again.
+func waitState(t *testing.T, pid int, stopped bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// pid (comm) state ...: comm may hold spaces, the state follows its ')'.
+		rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
+		if (rest[0] == 'T') == stopped {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d in state %c, want stopped=%t", pid, rest[0], stopped)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

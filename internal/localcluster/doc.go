@@ -46,6 +46,10 @@
 //     announce shutdown for 0.1 s and skip draining internode messaging, which
 //     makes a 3-node stop take seconds instead of 10+ and may log a harmless
 //     RejectedExecutionException at shutdown.
+//   - Freeze sends SIGSTOP to a node's process group and Thaw sends SIGCONT:
+//     a node that is up for its peers and clients (sockets open) but does not
+//     answer, as in a long GC pause. Kill, Restart and Stop work on a frozen
+//     node (Stop resumes it so that it handles SIGTERM).
 //   - Any failure in Start stops whatever was started. A node that does not
 //     become ready yields a *StartError carrying the tail of its log; it wraps
 //     ErrNotReady (and ErrExited when the JVM died).

@@ -65,9 +65,11 @@ func (p *proc) signal(sig syscall.Signal) {
 	}
 }
 
-// stop asks the JVM to shut down cleanly and kills it after grace.
+// stop asks the JVM to shut down cleanly and kills it after grace. SIGCONT
+// follows SIGTERM so that a frozen JVM (Cluster.Freeze) handles it at once.
 func (p *proc) stop(grace time.Duration) {
 	p.signal(syscall.SIGTERM)
+	p.signal(syscall.SIGCONT)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
