@@ -46,6 +46,11 @@ var (
 	// not recognise, or a fixed scheme epoch outside years 1..9999.
 	ErrBadScheme = errors.New("bucket: invalid scheme")
 
+	// ErrBadChange reports a scheme change (Scheme.Then) that is not after
+	// the changes before it or whose instant is not a bucket boundary of the
+	// scheme in force before it and of the new scheme.
+	ErrBadChange = errors.New("bucket: bad scheme change")
+
 	// ErrBadBucket reports bucket text that ParseBucket does not accept.
 	ErrBadBucket = errors.New("bucket: malformed bucket text")
 

@@ -12,8 +12,14 @@ import (
 // "fixed(width=240h0m0s,epoch=2015-01-01T00:00:00Z)" (width as
 // time.Duration.String, epoch as RFC 3339 with nanoseconds in UTC). The zero
 // Scheme is "invalid".
+//
+// A scheme with changes is its first scheme's text followed, for each
+// change, by "; from " and the change's instant (RFC 3339) and new scheme:
+// "hour; from 2027-01-01T00:00:00Z fixed(width=10m0s,epoch=2027-01-01T00:00:00Z)".
 func (s Scheme) String() string {
 	switch s.unit {
+	case unitHistory:
+		return s.hist.text
 	case unitFixed:
 		return "fixed(width=" + s.width.String() + ",epoch=" + s.epoch.Format(time.RFC3339Nano) + ")"
 	case unitHour:
@@ -31,6 +37,9 @@ func (s Scheme) String() string {
 // ParseScheme returns the scheme whose String is text. ErrBadScheme for
 // anything else, ErrBadWidth for a fixed width Fixed rejects.
 func ParseScheme(text string) (Scheme, error) {
+	if strings.Contains(text, changeSep) {
+		return parseHistory(text)
+	}
 	for _, s := range []Scheme{Hourly(), Daily(), ISOWeekly(), Monthly()} {
 		if text == s.String() {
 			return s, nil
@@ -70,6 +79,10 @@ func ParseScheme(text string) (Scheme, error) {
 func (s Scheme) Format(b Bucket) string {
 	if !s.Contains(b) {
 		return strconv.FormatInt(int64(b), 10)
+	}
+	if s.unit == unitHistory {
+		g := s.segOf(b)
+		return g.s.Format(b - g.off)
 	}
 	t := s.start(b)
 	var buf []byte
@@ -118,6 +131,9 @@ func (s Scheme) ParseBucket(text string) (Bucket, error) {
 			return 0, fmt.Errorf("parse bucket %q: %w", text, ErrOutOfRange)
 		}
 		return Bucket(n), nil
+	}
+	if s.unit == unitHistory {
+		return s.parseHistoryBucket(text)
 	}
 	t, ok := s.parseStart(text)
 	if !ok {

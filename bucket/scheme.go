@@ -31,6 +31,7 @@ const (
 	unitDay
 	unitISOWeek
 	unitMonth
+	unitHistory // a scheme with changes: hist holds them
 )
 
 // Every scheme covers instants from 0001-01-01T00:00:00Z (or its epoch)
@@ -53,6 +54,7 @@ type Scheme struct {
 	unit  unit
 	width time.Duration // fixed only
 	epoch time.Time     // fixed only, UTC without monotonic reading
+	hist  *history      // history only, interned: equal histories share it
 }
 
 // Fixed returns the scheme of buckets of width counted from epoch. Width
@@ -85,9 +87,18 @@ func Monthly() Scheme { return Scheme{unit: unitMonth} }
 func (s Scheme) IsZero() bool { return s.unit == unitNone }
 
 // Width is the nominal bucket width, used to size TWCS windows: the fixed
-// width, one hour, one day, seven days, or 31 days (the longest month).
+// width, one hour, one day, seven days, or 31 days (the longest month). For a
+// scheme with changes it is the widest of its schemes: what a bound that
+// must hold for every bucket (a presence entry outliving its bucket's rows)
+// needs.
 func (s Scheme) Width() time.Duration {
 	switch s.unit {
+	case unitHistory:
+		var w time.Duration
+		for _, g := range s.hist.segs {
+			w = max(w, g.s.Width())
+		}
+		return w
 	case unitFixed:
 		return s.width
 	case unitHour:
@@ -105,6 +116,9 @@ func (s Scheme) Width() time.Duration {
 // Epoch is the first instant the scheme covers: the fixed epoch, or
 // 0001-01-01T00:00:00Z for calendar schemes.
 func (s Scheme) Epoch() time.Time {
+	if s.unit == unitHistory {
+		return s.hist.segs[0].s.Epoch()
+	}
 	if s.unit == unitFixed {
 		return s.epoch
 	}
@@ -118,7 +132,7 @@ func (s Scheme) Of(t time.Time) (Bucket, error) {
 		return 0, ErrBadScheme
 	}
 	sec := t.Unix()
-	if sec < minUnix || (s.unit == unitFixed && t.Before(s.epoch)) {
+	if sec < minUnix || ((s.unit == unitFixed || s.unit == unitHistory) && t.Before(s.Epoch())) {
 		return 0, fmt.Errorf("bucket of %v: %w", t, ErrBeforeEpoch)
 	}
 	if sec >= endUnix {
@@ -140,6 +154,9 @@ func (s Scheme) OfID(k Kind, id ID) (Bucket, error) {
 func (s Scheme) of(t time.Time) Bucket {
 	sec := t.Unix()
 	switch s.unit {
+	case unitHistory:
+		g := s.segAt(t)
+		return g.s.of(t) + g.off
 	case unitFixed:
 		dms := (sec-s.epoch.Unix())*1000 + floorDiv(int64(t.Nanosecond()-s.epoch.Nanosecond()), 1e6)
 		return Bucket(floorDiv(dms, s.width.Milliseconds()))
@@ -200,6 +217,9 @@ func (s Scheme) End(b Bucket) time.Time {
 func (s Scheme) start(b Bucket) time.Time {
 	n := int64(b)
 	switch s.unit {
+	case unitHistory:
+		g := s.segOf(b)
+		return g.s.start(b - g.off)
 	case unitFixed:
 		ms := n * s.width.Milliseconds()
 		return time.Unix(s.epoch.Unix()+floorDiv(ms, 1000),

@@ -29,7 +29,20 @@ func allSchemes(t testing.TB) []Scheme {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []Scheme{discordScheme(t), odd, ms, Hourly(), Daily(), ISOWeekly(), Monthly()}
+	at := utc(2027, 1, 1, 0, 0, 0, 0)
+	tenMin, err := Fixed(10*time.Minute, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrower, err := Hourly().Then(at, tenMin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wider, err := ms.Then(at, Monthly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []Scheme{discordScheme(t), odd, ms, Hourly(), Daily(), ISOWeekly(), Monthly(), narrower, wider}
 }
 
 func mustOf(t *testing.T, s Scheme, at time.Time) Bucket {
