@@ -152,6 +152,12 @@ func clientSections() []section {
 			{"Shard spread", "How evenly a sharded table's writes spread: the busiest shard's rate over the mean (1 is even, N is all in one of N shards) " +
 				"and the coefficient of variation (0 is even). Shards never written since the process started do not count.", "short",
 				[]querySpec{{shardSpread("max"), "busiest / mean {{table}}"}, {shardSpread("stddev"), "CV {{table}}"}}},
+			{"Bucket width in force", "Each bucketed view's bucket width now; it steps at a recorded scheme change (tsbucket schema rebucket). " +
+				"Processes that disagree have not all reloaded the history yet (repo.Options.SchemeRefresh).", "s",
+				[]querySpec{{"max by (table) (tsbucket_bucket_width_seconds{" + client + "})", "max {{table}}"},
+					{"min by (table) (tsbucket_bucket_width_seconds{" + client + "})", "min {{table}}"}}},
+			{"Next scheme change", "When a recorded scheme change takes effect (0: none pending), and how many changes each view's history holds.", "dateTimeAsIso",
+				[]querySpec{{"max by (table) (tsbucket_next_scheme_change_timestamp_seconds{" + client + "}) * 1000", "{{table}}"}}},
 			{"Partition threshold crossings", "Partitions whose client-side size crossed the early warning or the limit, since the process started.", "short",
 				[]querySpec{{"sum by (table, dimension, level) (tsbucket_partition_threshold_crossings_total{" + client + "})", "{{table}} {{dimension}} {{level}}"}}},
 			{"Server partition estimates", "The server's own estimates (system.size_estimates, flushed SSTables only), polled by this process.", "short",

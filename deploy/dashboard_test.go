@@ -63,7 +63,7 @@ func TestDashboardCoversEveryFamily(t *testing.T) {
 		"tsbucket_read_coalesced_total", "tsbucket_partition_largest_rows",
 		"tsbucket_partition_threshold_crossings_total", "tsbucket_tombstones_written_total",
 		"tsbucket_tombstone_warnings_total", "tsbucket_fanout_failures_total", `consistency="LOCAL_QUORUM"`,
-		"tsbucket_shard_writes_total",
+		"tsbucket_shard_writes_total", "tsbucket_bucket_width_seconds", "tsbucket_next_scheme_change_timestamp_seconds",
 		// the service's Go runtime
 		"go_goroutines", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds", "process_cpu_seconds_total",
 		// the server's view (docs/operations.md)

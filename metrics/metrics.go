@@ -145,6 +145,7 @@ type Metrics struct {
 	traces     *traceQueue
 	fanout     *prometheus.CounterVec
 	shards     *shardWrites
+	schemes    schemeVecs
 
 	mu        sync.RWMutex
 	observers map[statementKey]*StatementObserver
@@ -172,11 +173,13 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 			Help: "Writes whose fan-out failed on this view's table while other views may have succeeded.",
 		}, []string{"table"}),
 		shards:    newShardWrites(),
+		schemes:   newSchemeVecs(),
 		observers: make(map[statementKey]*StatementObserver),
 	}
 	m.partitions = newPartitions(cfg)
 	cs := slices.Concat(m.statements.collectors(), m.walk.collectors(),
-		m.partitions.collectors(), m.tombstones.collectors(), []prometheus.Collector{m.fanout, m.shards.writes})
+		m.partitions.collectors(), m.tombstones.collectors(), m.schemes.collectors(),
+		[]prometheus.Collector{m.fanout, m.shards.writes})
 	if err := registerAll(reg, cs); err != nil {
 		return nil, err
 	}

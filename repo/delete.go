@@ -33,6 +33,7 @@ var ErrNotFound = errors.New("repo: not found")
 // A failed Delete returns a *PutError carrying its timestamp; retry it with
 // RetryOf(err) so the retry cannot remove a newer write made in between.
 func (r *Repo[T]) Delete(ctx context.Context, item *T, opts ...WriteOption) error {
+	r.refreshSchemes(ctx)
 	cfg, err := r.writeConfig(opts)
 	if err != nil {
 		return err

@@ -110,6 +110,7 @@ func (h *View[T]) All(ctx context.Context, of *T, p Params) iter.Seq2[T, error] 
 // set), read from the view keyed by the ID alone: ErrNotFound when nothing
 // is stored under it, ErrBadKey when the repository has no such view.
 func (r *Repo[T]) Get(ctx context.Context, of *T) (T, error) {
+	r.refreshSchemes(ctx)
 	var zero T
 	idv := r.idView()
 	if idv == nil {

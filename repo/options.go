@@ -67,6 +67,17 @@ type Options struct {
 	// directions. With the index (the default) reads list buckets without an
 	// upper bound and nothing is refused. Default 1 hour.
 	MaxFutureSkew time.Duration
+	// SchemeRefresh is how often a repository opened with Open reloads the
+	// views' bucket scheme histories from the cluster, so that a change
+	// recorded with schema.Rebucket (tsbucket schema rebucket) is in use
+	// within SchemeRefresh of the first request after it was recorded,
+	// without a restart. The reload is one single-partition read per view,
+	// made by the first request after the interval (the others go on with
+	// the history they have, which is right for every instant before the
+	// change). A change must be recorded at least SchemeRefresh plus the
+	// clock skew between machines ahead (schema.DefaultRebucketLead, one
+	// hour, is). Default one minute; negative turns reloading off.
+	SchemeRefresh time.Duration
 	// WrapExecutor, when set, wraps the Executor every statement goes through
 	// (fault injection, auditing). It is called once, by New.
 	WrapExecutor func(Executor) Executor
@@ -104,6 +115,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxFutureSkew == 0 {
 		o.MaxFutureSkew = time.Hour
+	}
+	if o.SchemeRefresh == 0 {
+		o.SchemeRefresh = time.Minute
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -84,14 +84,11 @@ func (r *Repo[T]) checkWriteTTL(ttl time.Duration) error {
 // ttlOf is the TTL in seconds of a row of v under c, and of its presence entry,
 // which outlives the bucket's newest row by one bucket width.
 func (c writeConfig) ttlOf(v *view) (rowTTL, presenceTTL int) {
-	if !c.hasTTL {
-		return v.ttl, v.presTTL
+	rowTTL = v.ttl
+	if c.hasTTL {
+		rowTTL = int(c.ttl.Seconds())
 	}
-	rowTTL = int(c.ttl.Seconds())
-	if rowTTL > 0 && v.spec.Bucketed() {
-		presenceTTL = rowTTL + int(v.spec.Scheme.Width().Seconds())
-	}
-	return rowTTL, presenceTTL
+	return rowTTL, v.presenceTTL(rowTTL)
 }
 
 // presenceLife returns until when a row of v written under c needs its presence
@@ -108,6 +105,7 @@ func (c writeConfig) presenceLife(v *view) (need, entry int64) {
 // one write timestamp. On a partial failure it returns a *PutError naming the
 // views that failed; calling Put again with the same item completes them.
 func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
+	r.refreshSchemes(ctx)
 	cfg, err := r.writeConfig(opts)
 	if err != nil {
 		return err

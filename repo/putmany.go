@@ -17,6 +17,7 @@ import (
 // sent. On failure the *PutError names the views with at least one failed group;
 // calling PutMany again with the same items completes them.
 func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) error {
+	r.refreshSchemes(ctx)
 	cfg, err := r.writeConfig(opts)
 	if err != nil {
 		return err

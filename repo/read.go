@@ -107,6 +107,7 @@ func (r *Repo[T]) Range(ctx context.Context, view string, key Key, from, to time
 
 // Read returns one page of q. Identical concurrent reads are coalesced.
 func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
+	r.refreshSchemes(ctx)
 	w, err := r.plan(q)
 	if err != nil {
 		return Page[T]{}, err

@@ -83,6 +83,7 @@ func (r RepairReport) String() string {
 // view with no scalar value column has no readable write time; its rows are
 // then rewritten with the repository clock, as a new Put would be.
 func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to time.Time) (RepairReport, error) {
+	r.refreshSchemes(ctx)
 	q := Query{View: base, Key: key, Limit: min(r.opts.MaxLimit, repairPage), From: from, To: to}
 	bv, err := r.validateQuery(&q)
 	if err != nil {
@@ -229,10 +230,7 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 	}
 	cl := run.r.opts.Consistency
 	if rw.v.spec.Bucketed() && !run.r.opts.NoPresenceIndex && run.claimPresence(rw) {
-		pttl := 0
-		if ttl > 0 {
-			pttl = ttl + int(rw.v.spec.Scheme.Width().Seconds())
-		}
+		pttl := rw.v.presenceTTL(ttl)
 		if err := run.r.exec(ctx, rw.presenceWrite(cl, pttl, run.r.opts.Now())); err != nil {
 			run.releasePresence(rw)
 			return fmt.Errorf("presence index: %w", err)

@@ -7,10 +7,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/gocql/gocql"
 	"github.com/scylladb/go-reflectx"
 
+	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
@@ -27,6 +30,7 @@ type Repo[T any] struct {
 	order    []*view // views sorted by name: deterministic fan-out order
 	presence *presenceCache
 	flights  *flightGroup[T]
+	schemes  schemeReload // set by Open: the views are registered in the keyspace
 }
 
 // view is one schema.View with everything derived from it once.
@@ -40,7 +44,22 @@ type view struct {
 	stmts    statements
 	idInKey  bool // the ID is (part of) the partition key: one row per ID
 	ttl      int  // seconds, the effective default TTL of writes
-	presTTL  int  // seconds, TTL of presence entries (outlives the bucket's rows)
+	// sch is the bucket scheme in force, with the history recorded in the
+	// cluster (Open, and reloads every Options.SchemeRefresh): use scheme(),
+	// never spec.Scheme, for bucket numbers.
+	sch atomic.Pointer[bucket.Scheme]
+}
+
+// scheme is the view's bucket scheme as currently known, with its history.
+func (v *view) scheme() bucket.Scheme { return *v.sch.Load() }
+
+// presenceTTL is the TTL in seconds of a presence entry for rows living
+// rowTTL: one bucket width (the widest of the history) longer.
+func (v *view) presenceTTL(rowTTL int) int {
+	if rowTTL <= 0 || !v.spec.Bucketed() {
+		return 0
+	}
+	return rowTTL + int(v.scheme().Width().Seconds())
 }
 
 // Open checks the views' bucket schemes against the metadata stored in the
@@ -56,9 +75,16 @@ func Open[T any](ctx context.Context, session *gocql.Session, keyspace string, v
 	for i, v := range r.order {
 		specs[i] = v.spec
 	}
-	if err := schema.RegisterViews(ctx, session, keyspace, specs); err != nil {
+	inForce, err := schema.Register(ctx, session, keyspace, specs)
+	if err != nil {
 		return nil, fmt.Errorf("repo: check view schemes: %w", err)
 	}
+	for _, s := range inForce {
+		r.adoptScheme(s.Name, s.Scheme)
+	}
+	r.schemes.enabled = r.opts.SchemeRefresh > 0
+	r.schemes.last.Store(time.Now().UnixNano())
+	r.reportSchemes()
 	return r, nil
 }
 
@@ -181,9 +207,7 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 		ttl = spec.TTL
 	}
 	v.ttl = int(ttl.Seconds())
-	if v.ttl > 0 && spec.Bucketed() {
-		v.presTTL = v.ttl + int(spec.Scheme.Width().Seconds())
-	}
+	v.sch.Store(&spec.Scheme)
 	return v, nil
 }
 

@@ -57,7 +57,7 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
 	}
 	rw.id = id
 	if v.spec.Bucketed() {
-		if rw.bucket, err = v.spec.Scheme.OfID(v.spec.Kind, id); err != nil {
+		if rw.bucket, err = v.scheme().OfID(v.spec.Kind, id); err != nil {
 			return rw, fmt.Errorf("%w: %w", ErrBadID, err)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 type walk[T any] struct {
 	r       *Repo[T]
 	v       *view
+	s       bucket.Scheme // the view's scheme when the page was planned: one for the whole page
 	q       Query
 	cl      gocql.Consistency
 	binding [8]byte
@@ -54,7 +55,7 @@ func (r *Repo[T]) plan(q Query) (*walk[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &walk[T]{r: r, v: v, q: q, cl: r.consistency(q.Consistency), now: r.opts.Now()}
+	w := &walk[T]{r: r, v: v, s: v.scheme(), q: q, cl: r.consistency(q.Consistency), now: r.opts.Now()}
 	w.binding = readBinding(q.View, q.Key, q.Direction, unixNano(q.From), unixNano(q.To))
 	var cur *cursor
 	if q.Cursor != "" {
@@ -148,7 +149,7 @@ func (w *walk[T]) setIDBounds(cur *cursor, from, to time.Time) error {
 // (an entry outlives its rows); walks without it go down to their floor or
 // their empty-bucket budget.
 func (w *walk[T]) setBucketBounds(cur *cursor, from, to time.Time) error {
-	s, k := w.v.spec.Scheme, w.v.spec.Kind
+	s, k := w.s, w.v.spec.Kind
 	at := func(t time.Time) bucket.Bucket { return clampedBucket(s, t) }
 	w.floor, w.ceiling = s.Range()
 	raise := func(b bucket.Bucket) {
@@ -270,7 +271,7 @@ func (w *walk[T]) boundaryCursor() string {
 	if !w.hasVisited {
 		return ""
 	}
-	s, k := w.v.spec.Scheme, w.v.spec.Kind
+	s, k := w.s, w.v.spec.Kind
 	first, last := s.Range()
 	var id bucket.ID
 	var err error

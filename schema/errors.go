@@ -27,6 +27,11 @@ var (
 	// ErrBadMigration means a migration file is misnamed, duplicated,
 	// empty or cannot be split into statements.
 	ErrBadMigration = errors.New("schema: bad migration")
+	// ErrBadRebucket means a scheme change (Rebucket, PlanRebucket) is
+	// unsafe or was overtaken: too soon for every repository to load it, at
+	// an instant that is not a bucket boundary, with items already indexed
+	// beyond it, or racing another change.
+	ErrBadRebucket = errors.New("schema: unsafe scheme change")
 	// ErrAllowFiltering means a statement contains ALLOW FILTERING, which
 	// scans every partition; model a view for the query instead.
 	ErrAllowFiltering = errors.New("schema: ALLOW FILTERING refused")
@@ -46,8 +51,17 @@ type SchemeMismatchError struct {
 func (e *SchemeMismatchError) Error() string {
 	return fmt.Sprintf("schema: view %q: stored %s %q differs from the code's %q; "+
 		"rows already written are bucketed by the stored %s, so reading them with the new one "+
-		"would miss data: restore the stored %s or write to a new view and backfill",
-		e.View, e.Field, e.Stored, e.Code, e.Field, e.Field)
+		"would miss data: restore the stored %s, or write to a new view and backfill%s",
+		e.View, e.Field, e.Stored, e.Code, e.Field, e.Field, e.hint())
+}
+
+// hint points a changed scheme to the way of changing one.
+func (e *SchemeMismatchError) hint() string {
+	if e.Field != "scheme" {
+		return ""
+	}
+	return "; to change a view's bucket width from an instant on, keeping older buckets readable, " +
+		"run tsbucket schema rebucket (schema.Rebucket)"
 }
 
 // Unwrap makes errors.Is(err, ErrSchemeMismatch) true.

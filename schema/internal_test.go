@@ -163,7 +163,8 @@ func TestSchemeMismatchErrorText(t *testing.T) {
 	want := `schema: view "messages_by_channel": stored scheme "fixed(width=240h0m0s,epoch=2015-01-01T00:00:00Z)" ` +
 		`differs from the code's "fixed(width=168h0m0s,epoch=2015-01-01T00:00:00Z)"; rows already written are ` +
 		`bucketed by the stored scheme, so reading them with the new one would miss data: restore the stored ` +
-		`scheme or write to a new view and backfill`
+		`scheme, or write to a new view and backfill; to change a view's bucket width from an instant on, keeping ` +
+		`older buckets readable, run tsbucket schema rebucket (schema.Rebucket)`
 	if got := err.Error(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/bucket"
 )
 
 // SchemeVersion is the version of the bucket numbering and metadata layout
@@ -64,68 +66,109 @@ func (code record) diff(view string, stored record) error {
 // code that wrote it. A keyspace without the metadata table is ErrNotApplied;
 // one created by an older tsbucket gets the definition columns added. An
 // empty keyspace means the session's.
+//
+// A view's stored scheme may have changes the code's lacks (recorded with
+// Rebucket): the code's scheme must then be the stored one's start
+// (bucket.Scheme.Prefix), and Register returns the views with the stored
+// history, which is what reads and writes must use.
 func RegisterViews(ctx context.Context, s *gocql.Session, keyspace string, views []View) error {
+	_, err := Register(ctx, s, keyspace, views)
+	return err
+}
+
+// Register is RegisterViews returning the views as they are in force: each
+// with the scheme history recorded in the cluster (see Rebucket).
+func Register(ctx context.Context, s *gocql.Session, keyspace string, views []View) ([]View, error) {
 	if err := checkKeyspace(keyspace); err != nil {
-		return err
+		return nil, err
 	}
 	for _, v := range views {
 		if err := v.Validate(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := ensureDefinitionColumns(ctx, s, keyspace); err != nil {
-		return err
+		return nil, err
 	}
 	var errs []error
-	for _, v := range views {
-		if err := register(ctx, s, keyspace, v.WithDefaults()); err != nil {
+	out := make([]View, len(views))
+	for i, v := range views {
+		inForce, err := register(ctx, s, keyspace, v.WithDefaults())
+		if err != nil {
 			if !errors.Is(err, ErrSchemeMismatch) && !errors.Is(err, ErrDefinitionMismatch) {
-				return err
+				return nil, err
 			}
 			errs = append(errs, err)
 		}
+		out[i] = inForce
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-func register(ctx context.Context, s *gocql.Session, keyspace string, v View) error {
+func register(ctx context.Context, s *gocql.Session, keyspace string, v View) (View, error) {
 	code := recordOf(v)
 	def, err := encodeDefinition(v)
 	if err != nil {
-		return fmt.Errorf("register view %q: %w", v.Name, err)
+		return v, fmt.Errorf("register view %q: %w", v.Name, err)
 	}
 	insert := fmt.Sprintf(`INSERT INTO %s ("view", "kind", "scheme", "version", "definition", "revision", "created_at", "updated_at") `+
 		`VALUES (?, ?, ?, ?, ?, 1, toTimestamp(now()), toTimestamp(now())) IF NOT EXISTS`, qualified(keyspace, MetadataTable))
 	row := map[string]any{}
 	applied, err := lwt(ctx, s, insert, v.Name, code.kind, code.scheme, code.version, def).MapScanCAS(row)
 	if err != nil {
-		return fmt.Errorf("register view %q: %w", v.Name, err)
+		return v, fmt.Errorf("register view %q: %w", v.Name, err)
 	}
 	if applied {
-		return nil
+		return v, nil
 	}
 	stored, err := recordFromRow(row)
 	if err != nil {
-		return fmt.Errorf("register view %q: %w", v.Name, err)
+		return v, fmt.Errorf("register view %q: %w", v.Name, err)
 	}
-	if err := code.diff(v.Name, stored); err != nil {
-		return err
+	if v, err = adoptHistory(v, stored); err != nil {
+		return v, err
+	}
+	if def, err = encodeDefinition(v); err != nil {
+		return v, fmt.Errorf("register view %q: %w", v.Name, err)
+	}
+	if err := recordOf(v).diff(v.Name, stored); err != nil {
+		return v, err
 	}
 	storedDef, _ := row["definition"].(string)
 	if storedDef == def {
-		return nil
+		return v, nil
 	}
 	if storedDef != "" {
 		old, err := decodeDefinition(storedDef)
 		if err != nil {
-			return fmt.Errorf("register view %q: stored definition: %w", v.Name, err)
+			return v, fmt.Errorf("register view %q: stored definition: %w", v.Name, err)
 		}
 		if err := compatible(old, v); err != nil {
-			return err
+			return v, err
 		}
 	}
 	revision, _ := row["revision"].(int)
-	return updateDefinition(ctx, s, keyspace, v.Name, def, revision)
+	return v, updateDefinition(ctx, s, keyspace, v.Name, def, revision)
+}
+
+// adoptHistory returns v with the stored scheme when that is v's scheme with
+// changes recorded after it (Rebucket); any other stored scheme is left for
+// diff to report.
+func adoptHistory(v View, stored record) (View, error) {
+	if !v.Bucketed() || stored.scheme == unbucketedScheme || stored.scheme == v.Scheme.String() {
+		return v, nil
+	}
+	s, err := bucket.ParseScheme(stored.scheme)
+	if err != nil {
+		return v, fmt.Errorf("register view %q: stored scheme %q: %w", v.Name, stored.scheme, err)
+	}
+	if s.Prefix(v.Scheme) {
+		v.Scheme = s
+	}
+	return v, nil
 }
 
 // updateDefinition records a compatible new definition as the next revision,

@@ -331,13 +331,19 @@ func formatVFDuration(v time.Duration) string {
 // bucket decodes the bucket column and scheme: scheme (ParseScheme text),
 // or width and epoch for a fixed scheme.
 func (d *viewsDecoder) bucket(n *yaml.Node, where string) (column string, s bucket.Scheme) {
-	var width, epoch *yaml.Node
+	var width, epoch, changes *yaml.Node
 	seen, ok := d.fields(n, where, []vfField{
 		{"scheme", false, func(n *yaml.Node) { s = d.scheme(n, vfAt(where, "scheme")) }},
 		{"width", false, func(n *yaml.Node) { width = n }},
 		{"epoch", false, func(n *yaml.Node) { epoch = n }},
 		{"column", false, func(n *yaml.Node) { column = d.ident(n, vfAt(where, "column")) }},
+		{"changes", false, func(n *yaml.Node) { changes = n }},
 	})
+	defer func() {
+		if changes != nil && !s.IsZero() {
+			s = d.changes(s, changes, vfAt(where, "changes"))
+		}
+	}()
 	switch {
 	case !ok:
 	case seen["scheme"] && (width != nil || epoch != nil):
@@ -353,6 +359,65 @@ func (d *viewsDecoder) bucket(n *yaml.Node, where string) (column string, s buck
 		s = d.fixed(width, epoch, where)
 	}
 	return column, s
+}
+
+// changes applies a bucket's list of scheme changes to s, in order: each a
+// mapping of from (RFC 3339) and the new scheme, as scheme text or as a
+// width (a fixed scheme whose buckets start at from).
+func (d *viewsDecoder) changes(s bucket.Scheme, n *yaml.Node, where string) bucket.Scheme {
+	if !d.kind(n, yaml.SequenceNode, where, "a list of changes (from, and width or scheme)") {
+		return s
+	}
+	for i, cn := range n.Content {
+		at := vfAt(where, strconv.Itoa(i))
+		var from time.Time
+		var fromOK bool
+		var next bucket.Scheme
+		var width *yaml.Node
+		seen, ok := d.fields(cn, at, []vfField{
+			{"from", true, func(n *yaml.Node) { from, fromOK = d.instant(n, vfAt(at, "from")) }},
+			{"width", false, func(n *yaml.Node) { width = n }},
+			{"scheme", false, func(n *yaml.Node) { next = d.scheme(n, vfAt(at, "scheme")) }},
+		})
+		switch {
+		case !ok || !fromOK:
+			continue
+		case seen["scheme"] == (width != nil):
+			d.fail(cn, "%s: give width or scheme, one of them", at)
+			continue
+		case width != nil:
+			w, okW := d.durationOK(width, vfAt(at, "width"))
+			if !okW {
+				continue
+			}
+			var err error
+			if next, err = bucket.Fixed(w, from); err != nil {
+				d.fail(width, "%s: %v", at, err)
+				continue
+			}
+		}
+		if next.IsZero() {
+			continue
+		}
+		h, err := s.Then(from, next)
+		if err != nil {
+			d.fail(cn, "%s: %v", at, err)
+			continue
+		}
+		s = h
+	}
+	return s
+}
+
+// instant reads an RFC 3339 time; YAML tags an unquoted time !!timestamp.
+func (d *viewsDecoder) instant(n *yaml.Node, where string) (time.Time, bool) {
+	if n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!str" || n.ShortTag() == "!!timestamp") {
+		if t, err := time.Parse(time.RFC3339Nano, n.Value); err == nil {
+			return t.UTC(), true
+		}
+	}
+	d.fail(n, "%s: want an RFC 3339 time, got %s", where, vfDescribe(n))
+	return time.Time{}, false
 }
 
 func (d *viewsDecoder) scheme(n *yaml.Node, where string) bucket.Scheme {

@@ -100,12 +100,29 @@ func vfColumnsNode(cols []Column) *yaml.Node {
 func vfBucketNode(v View) *yaml.Node {
 	m := newVFMap()
 	s := v.Scheme
+	if !s.IsZero() {
+		s = s.Changes()[0].Scheme
+	}
 	if s.IsZero() || s.Width() == 0 || s.String() != vfFixedText(s) {
 		m.str("scheme", s.String())
 	} else {
 		m.str("width", formatVFDuration(s.Width())).str("epoch", vfEpochName(s.Epoch()))
 	}
-	return m.str("column", v.BucketColumn).n
+	m.str("column", v.BucketColumn)
+	if v.Scheme.HasChanges() {
+		changes := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, c := range v.Scheme.Changes()[1:] {
+			cm := newVFMap().str("from", c.From.Format(time.RFC3339Nano))
+			if c.Scheme.String() == vfFixedText(c.Scheme) && c.Scheme.Epoch().Equal(c.From) {
+				cm.str("width", formatVFDuration(c.Scheme.Width()))
+			} else {
+				cm.str("scheme", c.Scheme.String())
+			}
+			changes.Content = append(changes.Content, cm.n)
+		}
+		m.add("changes", changes)
+	}
+	return m.n
 }
 
 // vfFixedText is the String of s were it a fixed scheme; it differs from

@@ -106,6 +106,10 @@ func TestParseViewsFileGood(t *testing.T) {
 		{"scheme text", "width: 30d\n      epoch: unix", "scheme: fixed(width=720h0m0s,epoch=1970-01-01T00:00:00Z)",
 			schemeOf, fixedScheme(30*24*time.Hour, time.Unix(0, 0))},
 		{"calendar scheme", "width: 30d\n      epoch: unix", "scheme: isoweek", schemeOf, bucket.ISOWeekly()},
+		{"scheme changes", "epoch: unix", "epoch: unix\n      changes:\n        - from: 2027-02-01T00:00:00Z\n          width: 1d\n        - {from: 2027-06-01T00:00:00Z, scheme: month}",
+			schemeOf, withChanges(fixedScheme(30*24*time.Hour, time.Unix(0, 0)),
+				bucket.Change{From: time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC), Scheme: fixedScheme(24*time.Hour, time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))},
+				bucket.Change{From: time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC), Scheme: bucket.Monthly()})},
 		{"bucket column", "epoch: unix", "epoch: unix\n      column: month", func(f schema.ViewsFile) any { return f.Views[0].BucketColumn }, "month"},
 		{"kind preset", "kind: uuidv7\n    values", "kind: discord_snowflake\n    values",
 			func(f schema.ViewsFile) any { return f.Views[0].Kind }, bucket.Kind(bucket.DiscordSnowflake())},
@@ -147,6 +151,16 @@ func TestParseViewsFileGood(t *testing.T) {
 }
 
 func ttlOf(f schema.ViewsFile) any    { return f.Views[0].TTL }
+
+func withChanges(s bucket.Scheme, cs ...bucket.Change) bucket.Scheme {
+	for _, c := range cs {
+		var err error
+		if s, err = s.Then(c.From, c.Scheme); err != nil {
+			panic(err)
+		}
+	}
+	return s
+}
 func schemeOf(f schema.ViewsFile) any { return f.Views[0].Scheme }
 
 func replaceOnce(t *testing.T, s, old, new string) string {
@@ -197,6 +211,10 @@ func TestParseViewsFileBad(t *testing.T) {
 		{"unknown kind", "kind: uuidv7\n    values", "kind: uuidv9\n    values", `14:13: ` + v0 + `id: kind: "uuidv9": unknown ID kind (want timeuuid, uuidv7, ulid,`},
 		{"bad snowflake", "kind: uuidv7\n    values", "kind: snowflake(epoch=0,worker=20,seq=20)\n    values", `14:13: ` + v0 + `id: kind: "snowflake(epoch=0,worker=20,seq=20)": bad ID kind parameters: parse kind`},
 		{"bad scheme", "width: 30d\n      epoch: unix", "scheme: weekly", `10:15: ` + v0 + `bucket: scheme: "weekly": want hour, day, isoweek, month or fixed(`},
+		{"change inside a bucket", "epoch: unix", "epoch: unix\n      changes:\n        - {from: 2027-01-01T00:00:00Z, width: 1d}", `13:11: ` + v0 + `bucket: changes: 0: change at 2027-01-01T00:00:00Z: bucket: bad scheme change: not a bucket boundary`},
+		{"change without from", "epoch: unix", "epoch: unix\n      changes:\n        - {width: 1d}", `13:11: ` + v0 + `bucket: changes: 0: missing required field "from"`},
+		{"change with width and scheme", "epoch: unix", "epoch: unix\n      changes:\n        - {from: 2027-02-01T00:00:00Z, width: 1d, scheme: day}", `13:11: ` + v0 + `bucket: changes: 0: give width or scheme, one of them`},
+		{"change from not a time", "epoch: unix", "epoch: unix\n      changes:\n        - {from: soon, width: 1d}", `13:18: ` + v0 + `bucket: changes: 0: from: want an RFC 3339 time, got the string "soon"`},
 		{"bad width", "width: 30d", "width: 1ns", `10:14: ` + v0 + `bucket: fixed width 1ns: bucket: bad bucket width`},
 		{"zero width", "width: 30d", "width: 0s", `10:14: ` + v0 + `bucket: width: must be positive`},
 		{"bad epoch", "epoch: unix", "epoch: the beginning", `11:14: ` + v0 + `bucket: epoch: "the beginning": want discord, twitter, unix or an RFC 3339 time`},
@@ -485,6 +503,9 @@ func randomView(r *rand.Rand, i int) schema.View {
 		return randomOptions(r, v)
 	}
 	v.Scheme = randomScheme(r)
+	for range r.IntN(3) {
+		v.Scheme = randomChange(r, v.Scheme)
+	}
 	v.BucketColumn = pick(r, "", "bucket", "day")
 	v.Order = schema.Order(r.IntN(2))
 	v.ReadOrder = v.Order
@@ -509,6 +530,29 @@ func randomScheme(r *rand.Rand) bucket.Scheme {
 	epochs := []time.Time{time.Unix(0, 0), bucket.DiscordSnowflake().Epoch, bucket.TwitterSnowflake().Epoch,
 		time.UnixMilli(r.Int64N(4e12)), time.Date(1+r.IntN(9998), 1, 1, 0, 0, 0, r.IntN(1e9), time.UTC)}
 	return fixedScheme(width, epochs[r.IntN(len(epochs))])
+}
+
+// randomChange appends a change to s at a bucket boundary of its latest
+// scheme, to a fixed width starting there or to a calendar scheme aligned
+// with it; s unchanged when the boundary does not suit the new scheme.
+func randomChange(r *rand.Rand, s bucket.Scheme) bucket.Scheme {
+	last := s.Latest()
+	after := s.Changes()[len(s.Changes())-1].From
+	if after.IsZero() {
+		after = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	b, err := last.Of(after.Add(time.Duration(1+r.Int64N(1e6)) * time.Hour))
+	if err != nil {
+		return s
+	}
+	from := last.Start(b + 1)
+	next := pick(r, bucket.Hourly(), bucket.Daily(), bucket.Monthly(),
+		fixedScheme(time.Duration(1+r.Int64N(1e4))*time.Minute, from))
+	h, err := s.Then(from, next)
+	if err != nil {
+		return s
+	}
+	return h
 }
 
 func randomOptions(r *rand.Rand, v schema.View) schema.View {

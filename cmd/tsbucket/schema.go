@@ -15,7 +15,7 @@ import (
 	"github.com/tsbucket/tsbucket/schema"
 )
 
-const schemaSynopsis = "schema print|apply|check [flags]"
+const schemaSynopsis = "schema print|apply|check|rebucket [flags]"
 
 func runSchema(ctx context.Context, args []string, e env) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
@@ -33,6 +33,8 @@ func runSchema(ctx context.Context, args []string, e env) int {
 		return runSchemaApply(ctx, args[1:], e)
 	case "check":
 		return runSchemaCheck(ctx, args[1:], e)
+	case "rebucket":
+		return runSchemaRebucket(ctx, args[1:], e)
 	}
 	fmt.Fprintf(e.stderr, "tsbucket schema: unknown subcommand %q\n", args[0])
 	schemaUsage(e.stderr)
@@ -45,6 +47,7 @@ func schemaUsage(w io.Writer) {
 	fmt.Fprintln(w, "  apply  create the keyspace and tables of a views file and register its views")
 	fmt.Fprintln(w, "         (without --views: the reference migrations)")
 	fmt.Fprintln(w, "  check  compare the live schema with the registered views (or a views file); exit 1 on drift")
+	fmt.Fprintln(w, "  rebucket  change a registered view's bucket scheme from an instant on, keeping older buckets readable")
 	fmt.Fprintln(w, "Run tsbucket schema <subcommand> -h for its flags. Views files: docs/views-file.md.")
 }
 
