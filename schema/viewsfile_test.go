@@ -150,7 +150,7 @@ func TestParseViewsFileGood(t *testing.T) {
 	}
 }
 
-func ttlOf(f schema.ViewsFile) any    { return f.Views[0].TTL }
+func ttlOf(f schema.ViewsFile) any { return f.Views[0].TTL }
 
 func withChanges(s bucket.Scheme, cs ...bucket.Change) bucket.Scheme {
 	for _, c := range cs {
