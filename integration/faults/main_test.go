@@ -80,6 +80,12 @@ func useCluster(t *testing.T, cfg localcluster.Config) *localcluster.Cluster {
 	if os.Getenv(provision.EnvHosts) != "" {
 		t.Skipf("%s names an external cluster; fault tests need local nodes they can kill", provision.EnvHosts)
 	}
+	// As root, every node of three runs with a group ID of its own, so
+	// that the partition test can cut one node's outbound traffic
+	// (TestPartitionedNode).
+	if cfg.Nodes == 3 && os.Geteuid() == 0 {
+		cfg.OwnGroups = true
+	}
 	if current != nil && sameCluster(current.cfg, cfg) && allUp(current.lc, cfg.Nodes) {
 		return current.lc
 	}
@@ -103,7 +109,7 @@ func useCluster(t *testing.T, cfg localcluster.Config) *localcluster.Cluster {
 }
 
 func sameCluster(a, b localcluster.Config) bool {
-	return a.Nodes == b.Nodes && a.Auth == b.Auth && a.TLS == b.TLS && a.RequireClientCert == b.RequireClientCert
+	return a.Nodes == b.Nodes && a.OwnGroups == b.OwnGroups && a.Auth == b.Auth && a.TLS == b.TLS && a.RequireClientCert == b.RequireClientCert
 }
 
 func allUp(lc *localcluster.Cluster, nodes int) bool {

@@ -1,5 +1,3 @@
-//go:build partition
-
 package faults
 
 import (
@@ -8,6 +6,8 @@ import (
 	"net"
 	"os"
 	osexec "os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,62 +26,81 @@ import (
 const minorityAddr = "127.0.0.9"
 
 // TestPartitionedNode: node 3 is cut off by iptables from nodes 1 and 2 and
-// from the application's client for 15 s; a second client, bound to
-// minorityAddr, still reaches node 3 alone. The application's Puts and reads
-// keep succeeding through nodes 1 and 2; the minority client's all fail,
-// each with a server error that says quorum is out of reach (Unavailable,
-// WriteTimeout, ReadTimeout), none acknowledged. After the partition heals,
-// reads recover, hints reach node 3 and a Put through node 3 succeeds.
+// from the application's client for 15 s, in both directions; a second
+// client, bound to minorityAddr, still reaches node 3 alone. The
+// application's Puts and reads keep succeeding through nodes 1 and 2; the
+// minority client's all fail, each with a server error that says quorum is
+// out of reach (Unavailable, WriteTimeout, ReadTimeout), none acknowledged.
+// After the partition heals, reads recover, a Put through node 3 succeeds
+// and the hints written for node 3 are all delivered.
 func TestPartitionedNode(t *testing.T) {
 	lc := useCluster(t, localcluster.Config{Nodes: 3})
-	ensureIptables(t)
+	ensureIptables(t, lc)
 	cfg := grayConfig(lc)
 	r, cfg := openRepo(t, cfg)
 	const node = 2
 	host := lc.Hosts()[node]
 	minority := minorityRepo(t, cfg, host)
 	var (
-		stop context.CancelFunc
-		done sync.WaitGroup
-		ops  []sample
+		stop    context.CancelFunc
+		done    sync.WaitGroup
+		ops     []sample
+		rejoin  = make(chan rejoined, 1)
+		offsets = logOffsets(lc)
 	)
 	sc := scenario{fault: "partitioned", node: node, hints: true,
 		inject: func(t *testing.T) {
-			isolate(t, host, minorityAddr)
+			isolate(t, lc, node, minorityAddr)
 			var ctx context.Context
 			ctx, stop = context.WithCancel(context.Background())
 			done.Go(func() { ops = minorityLoad(ctx, minority) })
 		},
 		heal: func(t *testing.T) {
 			must(t, healAll())
+			healed := time.Now()
 			stop()
 			done.Wait()
+			// A new session: the question is whether node3 serves quorum
+			// writes again, not how soon the old session's pool reconnects
+			// (gocql retries a lost host every ReconnectInterval, 60 s).
+			go func() { rejoin <- rejoinAfter(t.Context(), cfg, host, healed) }()
 		},
 	}
 	o := sc.run(t, lc, r)
-	// A new session: the question is whether node3 serves quorum writes
-	// again, not how soon the old session's pool reconnects (once in six
-	// runs it had no connection 45 s after the heal; gocql retries a lost
-	// host every ReconnectInterval, 60 s).
-	rejoined := rejoin(t, minorityRepo(t, cfg, host), o.healed)
+	rj := <-rejoin
 	report(t, "Partitioned node (TestPartitionedNode)", append(o.samples, ops...),
-		fmt.Sprintf("node3 cut off from nodes 1 and 2 and from the application's client (iptables DROP on lo) for %v; "+
+		fmt.Sprintf("node3 cut off, in both directions, from nodes 1 and 2 and from the application's client (iptables DROP on lo: packets to 127.0.0.3, and packets from node3's JVM by its group ID) for %v; "+
 			"a minority client bound to %s still reaches node3 (phase \"minority\", a Put and a Latest every 100 ms). Session: %s.",
 			grayFault, minorityAddr, settings(cfg)),
-		o.String()+fmt.Sprintf("; a Put through node3 succeeded %v after the partition healed", rejoined.Round(100*time.Millisecond)))
+		o.String()+"; "+rj.String())
 	o.check(t)
 	checkReads(t, o, "partitioned", frozenReadP99)
 	checkMinority(t, ops)
+	if rj.err != nil {
+		t.Errorf("no Put through node3 within %v of the heal: %v", rejoinLimit, rj.err)
+	}
+	if t.Failed() {
+		nodeLogLines(t, lc, offsets, regexp.MustCompile(`(?i)hint|is now (UP|DOWN)|convict|Interrupted outbound`))
+	}
 }
 
 // minorityRepo opens the repository through host alone, over connections
-// from minorityAddr.
+// from minorityAddr, closed at test end.
 func minorityRepo(t *testing.T, cfg repo.SessionConfig, host string) *repo.Repo[refmodel.Message] {
 	t.Helper()
+	r, closeRepo, err := openMinority(t.Context(), cfg, host)
+	if err != nil {
+		t.Fatalf("minority session: %v", err)
+	}
+	t.Cleanup(closeRepo)
+	return r
+}
+
+func openMinority(ctx context.Context, cfg repo.SessionConfig, host string) (*repo.Repo[refmodel.Message], func(), error) {
 	cfg.Hosts = []string{host}
 	cc, err := cfg.ClusterConfig()
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	cc.HostFilter = gocql.WhiteListHostFilter(host)
 	cc.DisableInitialHostLookup = true
@@ -92,14 +111,14 @@ func minorityRepo(t *testing.T, cfg repo.SessionConfig, host string) *repo.Repo[
 	cc.Dialer = &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(minorityAddr)}, Timeout: cc.ConnectTimeout}
 	s, err := cc.CreateSession()
 	if err != nil {
-		t.Fatalf("minority session: %v", err)
+		return nil, nil, err
 	}
-	t.Cleanup(s.Close)
-	r, err := repo.Open[refmodel.Message](t.Context(), s, cfg.Keyspace, refmodel.ChatViews(), repo.Options{})
+	r, err := repo.Open[refmodel.Message](ctx, s, cfg.Keyspace, refmodel.ChatViews(), repo.Options{})
 	if err != nil {
-		t.Fatal(err)
+		s.Close()
+		return nil, nil, err
 	}
-	return r
+	return r, s.Close, nil
 }
 
 // minorityLoad puts and reads through the minority client until ctx ends;
@@ -144,31 +163,64 @@ func checkMinority(t *testing.T, ops []sample) {
 	}
 }
 
-// rejoin returns how long after healed a Put through the formerly cut-off
-// node first succeeds; run has waited for reads and hints by then.
-func rejoin(t *testing.T, r *repo.Repo[refmodel.Message], healed time.Time) time.Duration {
-	t.Helper()
-	deadline := healed.Add(hintLimit)
-	if d := time.Now().Add(recoveryLimit); d.After(deadline) {
-		deadline = d
-	}
-	for n := 1; ; n++ {
-		m := minorityMessage(10000 + n)
-		err := r.Put(t.Context(), &m)
-		if err == nil {
-			return time.Since(healed)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no Put through the healed node %v after the heal: %v", time.Since(healed), err)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+// rejoinLimit bounds the time from the heal to the first Put that
+// succeeds through the formerly cut-off node (measured: 1-2 s).
+const rejoinLimit = 30 * time.Second
+
+// rejoined is what rejoinAfter saw.
+type rejoined struct {
+	after time.Duration // heal -> first Put through the node that succeeded
+	tries int
+	err   error // the last error when none succeeded within rejoinLimit
 }
 
-// faultChain is the iptables chain holding the partition rules; it hangs off
-// INPUT, which every loopback packet traverses, so removing the jump and the
-// chain heals everything this package ever cut.
-const faultChain = "TSBUCKET-FAULTS"
+func (r rejoined) String() string {
+	if r.err != nil {
+		return fmt.Sprintf("no Put through node3 succeeded within %v of the heal (%d tries)", rejoinLimit, r.tries)
+	}
+	return fmt.Sprintf("a Put through node3 (a new session) succeeded %v after the partition healed", r.after.Round(100*time.Millisecond))
+}
+
+// rejoinAfter opens a session to host alone and puts until a Put succeeds,
+// at most rejoinLimit after healed.
+func rejoinAfter(ctx context.Context, cfg repo.SessionConfig, host string, healed time.Time) rejoined {
+	var out rejoined
+	ctx, cancel := context.WithDeadline(ctx, healed.Add(rejoinLimit))
+	defer cancel()
+	for ctx.Err() == nil {
+		out.tries++
+		r, closeRepo, err := openMinority(ctx, cfg, host)
+		if err == nil {
+			m := minorityMessage(10000 + out.tries)
+			err = r.Put(ctx, &m)
+			closeRepo()
+		}
+		if err == nil {
+			out.after, out.err = time.Since(healed), nil
+			return out
+		}
+		out.err = err
+		sleepCtx(ctx, 500*time.Millisecond)
+	}
+	if out.err == nil {
+		out.err = ctx.Err()
+	}
+	return out
+}
+
+// The iptables chains holding the partition rules: faultChain hangs off
+// INPUT (every loopback packet traverses it) and drops what is addressed to
+// the cut-off node; faultChainOut hangs off OUTPUT and drops what the
+// cut-off node's JVM sends, matched by its group ID (owner match works only
+// there). Both are needed: on loopback a node's outbound connections leave
+// from 127.0.0.1 whatever its own address, so an address rule alone cuts one
+// direction only (an earlier version did, and node3 kept sending gossip and
+// mutations to nodes 1 and 2 while hearing nothing back). Removing the
+// jumps and the chains heals everything this package ever cut.
+const (
+	faultChain    = "TSBUCKET-FAULTS"
+	faultChainOut = "TSBUCKET-FAULTS-OUT"
+)
 
 // iptables runs iptables -w (wait for the xtables lock) with args.
 func iptables(args ...string) error {
@@ -185,8 +237,11 @@ func iptables(args ...string) error {
 // (CI, this project's reference machine) it installs the package when it is
 // missing. Without it the partition test cannot run: a failure under
 // TSBUCKET_REQUIRE_DB=1, a skip otherwise.
-func ensureIptables(t *testing.T) {
+func ensureIptables(t *testing.T, lc *localcluster.Cluster) {
 	t.Helper()
+	if lc.GroupID(0) == 0 {
+		failOrSkip(t, "network partition needs root: the nodes run with their own group IDs (localcluster.Config.OwnGroups) only then")
+	}
 	_, err := osexec.LookPath("iptables")
 	if err != nil && os.Geteuid() == 0 {
 		if _, aptErr := osexec.LookPath("apt-get"); aptErr == nil {
@@ -201,49 +256,68 @@ func ensureIptables(t *testing.T) {
 		err = healAll() // also checks that we may change the rules
 	}
 	if err != nil {
-		if requireDB {
-			t.Fatalf("network partition needs iptables as root: %v", err)
-		}
-		t.Skipf("network partition needs iptables as root: %v", err)
+		failOrSkip(t, fmt.Sprintf("network partition needs iptables as root: %v", err))
 	}
 }
 
-// isolate cuts host off from every other loopback address, in both
-// directions, except from allow (a client address that stays on host's side
+// failOrSkip fails under TSBUCKET_REQUIRE_DB=1 (CI), else skips.
+func failOrSkip(t *testing.T, why string) {
+	t.Helper()
+	if requireDB {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+}
+
+// isolate cuts node off from every other loopback address, in both
+// directions, except from allow (a client address that stays on node's side
 // of the partition). Packets are dropped, not rejected: the peers and the
 // client see a silent node, not a refused connection. The rules go when the
 // test ends.
-func isolate(t *testing.T, host, allow string) {
+func isolate(t *testing.T, lc *localcluster.Cluster, node int, allow string) {
 	t.Helper()
 	t.Cleanup(func() {
 		if err := healAll(); err != nil {
 			t.Errorf("heal partition: %v", err)
 		}
 	})
+	host, gid := lc.Hosts()[node], strconv.Itoa(lc.GroupID(node))
 	rules := [][]string{
+		{"-N", faultChain},
 		{"-A", faultChain, "-s", allow, "-d", host, "-j", "RETURN"},
-		{"-A", faultChain, "-s", host, "-d", allow, "-j", "RETURN"},
-		{"-A", faultChain, "-s", host, "!", "-d", host, "-j", "DROP"},
-		{"-A", faultChain, "-d", host, "!", "-s", host, "-j", "DROP"},
+		{"-A", faultChain, "-d", host, "-j", "DROP"},
+		{"-N", faultChainOut},
+		{"-A", faultChainOut, "-m", "owner", "--gid-owner", gid, "-d", allow, "-j", "RETURN"},
+		{"-A", faultChainOut, "-m", "owner", "--gid-owner", gid, "-j", "DROP"},
+		{"-I", "OUTPUT", "-j", faultChainOut},
+		{"-I", "INPUT", "-j", faultChain},
 	}
-	for _, r := range append([][]string{{"-N", faultChain}, {"-I", "INPUT", "-j", faultChain}}, rules...) {
+	for _, r := range rules {
 		if err := iptables(r...); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-// healAll removes the chain and its jump, if there.
+// healAll removes the chains and their jumps, if there.
 func healAll() error {
-	if iptables("-n", "-L", faultChain) != nil {
-		return iptables("-n", "-L", "INPUT") // nothing to heal; can we read the rules at all?
+	for _, c := range []struct{ from, chain string }{{"INPUT", faultChain}, {"OUTPUT", faultChainOut}} {
+		if iptables("-n", "-L", c.chain) != nil {
+			if err := iptables("-n", "-L", c.from); err != nil {
+				return err // we may not read the rules at all
+			}
+			continue
+		}
+		for iptables("-D", c.from, "-j", c.chain) == nil {
+		}
+		if err := iptables("-F", c.chain); err != nil {
+			return err
+		}
+		if err := iptables("-X", c.chain); err != nil {
+			return err
+		}
 	}
-	for iptables("-D", "INPUT", "-j", faultChain) == nil {
-	}
-	if err := iptables("-F", faultChain); err != nil {
-		return err
-	}
-	return iptables("-X", faultChain)
+	return nil
 }
 
 func lastLines(s string, n int) string {

@@ -202,7 +202,7 @@ func (c *Cluster) startNode(ctx context.Context, i int) (string, error) {
 		c.mu.Unlock()
 		return "", ErrStopped
 	}
-	p, err := startProc(c.java, jvmArgs(c.cfg, n, c.lib), n)
+	p, err := startProc(c.java, jvmArgs(c.cfg, n, c.lib), n, c.GroupID(i))
 	if err != nil {
 		c.mu.Unlock()
 		return "", err
@@ -217,6 +217,15 @@ func (c *Cluster) startNode(ctx context.Context, i int) (string, error) {
 	}
 	fmt.Fprintf(c.cfg.Log, "%s ready in %.1fs (Cassandra %s)\n", n.name(), time.Since(start).Seconds(), v)
 	return v, nil
+}
+
+// GroupID returns the group ID node i's JVM runs with under
+// Config.OwnGroups (NodeGroupBase+i+1), else 0.
+func (c *Cluster) GroupID(i int) int {
+	if !c.cfg.OwnGroups {
+		return 0
+	}
+	return NodeGroupBase + i + 1
 }
 
 // Hosts returns the nodes' addresses, node 1 first; all serve CQL on CQLPort.
@@ -237,6 +246,11 @@ func (c *Cluster) Version() string { return c.version }
 
 // DataDir returns the directory holding node1/, node2/, ... and tls/.
 func (c *Cluster) DataDir() string { return c.dataDir }
+
+// HintsDir is node i's hints directory: one file per target node and
+// writer, <target host ID>-<timestamp>-<version>.hints, deleted once every
+// hint in it has been delivered.
+func (c *Cluster) HintsDir(i int) string { return filepath.Join(c.specs[i].storageDir(), "hints") }
 
 // LogPath returns node i's system.log.
 func (c *Cluster) LogPath(i int) string { return c.specs[i].systemLog() }

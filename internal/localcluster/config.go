@@ -3,6 +3,7 @@ package localcluster
 import (
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"time"
 )
@@ -46,10 +47,19 @@ type Config struct {
 	SizeRecorderInterval   time.Duration // -Dcassandra.size_recorder_interval (whole seconds); 0 -> default 300s
 	UnsafeSystem           bool          // -Dcassandra.unsafesystem=true: faster DDL, but see the package doc before Kill
 	ExtraYAML              string        // appended verbatim to every cassandra.yaml
-	StartTimeout           time.Duration // per node start; 0 -> 120s
-	StopTimeout            time.Duration // grace between SIGTERM and SIGKILL; 0 -> 30s
-	Log                    io.Writer     // progress lines, written from several goroutines; nil -> discarded
+	// OwnGroups runs node i's JVM with group ID NodeGroupBase+i+1 (node1
+	// 47001), which needs root. On loopback every node's outbound
+	// connections leave from 127.0.0.1 whichever node opens them (Cassandra
+	// 5.0 does not bind them to listen_address), so only the socket's owner
+	// tells them apart: iptables -m owner --gid-owner Cluster.GroupID(i).
+	OwnGroups    bool
+	StartTimeout time.Duration // per node start; 0 -> 120s
+	StopTimeout  time.Duration // grace between SIGTERM and SIGKILL; 0 -> 30s
+	Log          io.Writer     // progress lines, written from several goroutines; nil -> discarded
 }
+
+// NodeGroupBase is the group ID below node 1's when Config.OwnGroups is on.
+const NodeGroupBase = 47000
 
 var dcName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)
 
@@ -98,6 +108,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SizeRecorderInterval must be whole non-negative seconds, got %s", ErrBadConfig, c.SizeRecorderInterval)
 	case c.StartTimeout < 0 || c.StopTimeout < 0:
 		return fmt.Errorf("%w: negative timeout", ErrBadConfig)
+	case c.OwnGroups && os.Geteuid() != 0:
+		return fmt.Errorf("%w: OwnGroups needs root (it sets each JVM's group ID)", ErrBadConfig)
 	}
 	for _, dc := range c.Datacenters {
 		if !dcName.MatchString(dc) {

@@ -2,6 +2,7 @@ package localcluster
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -81,5 +82,23 @@ func TestConfigValid(t *testing.T) {
 				t.Errorf("err = %v, want nil", err)
 			}
 		})
+	}
+}
+
+func TestOwnGroups(t *testing.T) {
+	_, err := Config{Nodes: 3, OwnGroups: true}.withDefaults()
+	if os.Geteuid() == 0 {
+		if err != nil {
+			t.Fatalf("OwnGroups as root: %v", err)
+		}
+	} else if !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("OwnGroups without root: err = %v, want ErrBadConfig", err)
+	}
+	c := &Cluster{cfg: Config{OwnGroups: true}}
+	if got := c.GroupID(2); got != NodeGroupBase+3 {
+		t.Errorf("GroupID(2) = %d, want %d", got, NodeGroupBase+3)
+	}
+	if got := (&Cluster{}).GroupID(0); got != 0 {
+		t.Errorf("GroupID without OwnGroups = %d, want 0", got)
 	}
 }

@@ -24,7 +24,9 @@ type proc struct {
 // while locked to it, and a locked thread runs nothing else, so the forking
 // thread lives as long as the Go process and a crashed test binary takes its
 // JVMs with it.
-func startProc(java string, args []string, n nodeSpec) (*proc, error) {
+//
+// gid, when positive, is the JVM's group ID (Config.OwnGroups; root only).
+func startProc(java string, args []string, n nodeSpec, gid int) (*proc, error) {
 	out, err := os.OpenFile(n.outputLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("localcluster: %s: open output log: %w", n.name(), err)
@@ -33,6 +35,9 @@ func startProc(java string, args []string, n nodeSpec) (*proc, error) {
 	cmd.Dir = n.dir
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if gid > 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(os.Geteuid()), Gid: uint32(gid), NoSetGroups: true}
+	}
 	if err := cmd.Start(); err != nil {
 		out.Close()
 		return nil, fmt.Errorf("localcluster: %s: start java: %w", n.name(), err)
