@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -91,7 +92,10 @@ func chatFlavor(seed int64) *flavor[refmodel.Message] {
 			return m.MessageID
 		},
 		make: func(rng *rand.Rand, at time.Time, seq uint64) refmodel.Message {
-			id, err := bucket.DiscordSnowflake().Make(at, seq%1024, seq%4096)
+			// The worker field is the seed's: seeds share the keyspace and
+			// its message_by_id, and pick the same edge instants (bucket
+			// starts, scheme changes), so only the worker keeps their IDs apart.
+			id, err := bucket.DiscordSnowflake().Make(at, uint64(seed)%1024, seq%4096)
 			if err != nil {
 				panic(fmt.Sprintf("snowflake at %v: %v", at, err))
 			}
@@ -118,6 +122,62 @@ func shardedChatFlavor(seed int64) *flavor[refmodel.Message] {
 	f.views[0].Shards = 3
 	return f
 }
+
+// rebucketedChatFlavor is chatFlavor with views whose bucket width changed
+// over the two years its items span (schemeChanges): messages_by_channel
+// went narrower then wider, messages_by_author wider then much narrower.
+// Reads walk across the changes both ways; items land on both sides of
+// them, exactly at them, and late ones in the old schemes' buckets. Its
+// views live in their own keyspace.
+func rebucketedChatFlavor(seed int64) *flavor[refmodel.Message] {
+	f := chatFlavor(seed)
+	f.name = "chat-rebucketed"
+	byChannel, byAuthor := schemeChanges()
+	f.views[0].Scheme = byChannel
+	f.views[1].Scheme = byAuthor
+	return f
+}
+
+// schemeChanges are the histories of rebucketedChatFlavor's views, made
+// once per test binary so that every seed registers the same ones:
+//
+//	messages_by_channel: 10 days, 1 day from ~400 days ago, 20 days from ~100 days ago
+//	messages_by_author:  10 days, 30 days from ~200 days ago, 1 hour from ~3 days ago
+var schemeChanges = sync.OnceValues(func() (bucket.Scheme, bucket.Scheme) {
+	tenDays := refmodel.ChatViews()[0].Scheme
+	now := time.Now().UTC()
+	boundary := func(s bucket.Scheme, ago time.Duration) time.Time {
+		b, err := s.Of(now.Add(-ago))
+		if err != nil {
+			panic(err)
+		}
+		return s.End(b)
+	}
+	then := func(s bucket.Scheme, at time.Time, next bucket.Scheme) bucket.Scheme {
+		h, err := s.Then(at, next)
+		if err != nil {
+			panic(err)
+		}
+		return h
+	}
+	fixed := func(w time.Duration, at time.Time) bucket.Scheme {
+		s, err := bucket.Fixed(w, at)
+		if err != nil {
+			panic(err)
+		}
+		return s
+	}
+	day := 24 * time.Hour
+	t1 := boundary(tenDays, 400*day)
+	byChannel := then(tenDays, t1, fixed(day, t1))
+	t2 := boundary(byChannel.Latest(), 100*day)
+	byChannel = then(byChannel, t2, fixed(20*day, t2))
+	t3 := boundary(tenDays, 200*day)
+	byAuthor := then(tenDays, t3, fixed(30*day, t3))
+	t4 := boundary(byAuthor.Latest(), 3*day)
+	byAuthor = then(byAuthor, t4, bucket.Hourly())
+	return byChannel, byAuthor
+})
 
 // iotFlavor: TimeUUID IDs over six weeks of daily (sensor) and hourly (site)
 // buckets: a third of them older than the views' 30-day TTL, which is

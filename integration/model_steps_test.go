@@ -148,7 +148,25 @@ func (s *sim[T]) newItem(r *runner) T {
 	if len(s.ids) > 0 && r.rng.IntN(5) == 0 {
 		at = s.edgeNear(r, s.f.at(s.ids[r.rng.IntN(len(s.ids))]))
 	}
+	if changes := s.changeInstants(); len(changes) > 0 && r.rng.IntN(6) == 0 {
+		// Exactly at a scheme change, or one ID precision either side.
+		p := s.f.kind.Precision()
+		at = changes[r.rng.IntN(len(changes))].Add(time.Duration(r.rng.IntN(3)-1) * p)
+	}
 	return s.itemAt(r, at)
+}
+
+// changeInstants are the instants the flavor's views changed bucket scheme.
+func (s *sim[T]) changeInstants() []time.Time {
+	var out []time.Time
+	for _, v := range s.f.views {
+		if v.Bucketed() {
+			for _, c := range v.Scheme.Changes()[1:] {
+				out = append(out, c.From)
+			}
+		}
+	}
+	return out
 }
 
 // edgeNear returns the start of the bucket of at in a random view, or one

@@ -30,7 +30,10 @@ var (
 // tie), writes that fail part-way (a statement failed before it is sent, or
 // after it was applied) retried later with RetryOf, rows with a 2-5 s TTL
 // that expire during the run, items stamped up to 50 minutes ahead, and
-// writes that must be refused. Every few steps it reads a key page by page,
+// writes that must be refused. A third chat flavor writes each bucket over
+// three shards, and a fourth uses views whose bucket width changed twice
+// within the two years (narrower then wider, wider then hourly), with items
+// exactly at the changes. Every few steps it reads a key page by page,
 // both directions, random page sizes and ranges, through the writer and
 // through repositories whose clocks are 3 days ahead and 20 minutes behind,
 // and compares with a model kept per view. A failure names the seed; rerun
@@ -41,7 +44,8 @@ func TestModel(t *testing.T) {
 	// seeds do not each wait on schema changes (keyspace creation timed out
 	// on a busy node with six seeds at once).
 	ks, s := refKeyspace(t)
-	sharded := shardedKeyspace(t, s)
+	sharded := flavorKeyspace(t, s, shardedChatFlavor(0))
+	rebucketed := flavorKeyspace(t, s, rebucketedChatFlavor(0))
 	seeds := []int64{*modelSeed}
 	if *modelSeed == 0 {
 		seeds = seeds[:0]
@@ -52,17 +56,18 @@ func TestModel(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			t.Parallel()
-			runModel(t, s, ks, sharded, seed, *modelSteps)
+			runModel(t, s, ks, sharded, rebucketed, seed, *modelSteps)
 		})
 	}
 }
 
-func runModel(t *testing.T, s *gocql.Session, ks, shardedKS string, seed int64, steps int) {
+func runModel(t *testing.T, s *gocql.Session, ks, shardedKS, rebucketedKS string, seed int64, steps int) {
 	r := &runner{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x7a6d)), counts: map[string]int{}}
 	chat := newSim(r, s, ks, chatFlavor(seed))
 	iot := newSim(r, s, ks, iotFlavor(seed))
 	shardedChat := newSim(r, s, shardedKS, shardedChatFlavor(seed))
-	actors := []actor{chat, iot, shardedChat}
+	rebucketedChat := newSim(r, s, rebucketedKS, rebucketedChatFlavor(seed))
+	actors := []actor{chat, iot, shardedChat, rebucketedChat}
 	start := time.Now()
 	for r.step = 1; r.step <= steps; r.step++ {
 		r.runDue()
@@ -75,13 +80,14 @@ func runModel(t *testing.T, s *gocql.Session, ks, shardedKS string, seed int64, 
 	}
 	r.runAll()
 	// Let every short TTL run out, so the final reads see expired rows gone.
-	for _, at := range []time.Time{chat.truth.lastExpiry(), iot.truth.lastExpiry(), shardedChat.truth.lastExpiry()} {
+	for _, at := range []time.Time{chat.truth.lastExpiry(), iot.truth.lastExpiry(), shardedChat.truth.lastExpiry(), rebucketedChat.truth.lastExpiry()} {
 		time.Sleep(time.Until(at.Add(expiryMargin)))
 	}
 	for _, a := range actors {
 		a.finalCheck(r)
 	}
-	t.Logf("seed %d: %d steps, %d chat, %d iot and %d sharded chat items, %v; %v", seed, steps, len(chat.ids), len(iot.ids), len(shardedChat.ids), time.Since(start).Round(time.Millisecond), r.counts)
+	t.Logf("seed %d: %d steps, %d chat, %d iot, %d sharded chat and %d rebucketed chat items, %v; %v", seed, steps,
+		len(chat.ids), len(iot.ids), len(shardedChat.ids), len(rebucketedChat.ids), time.Since(start).Round(time.Millisecond), r.counts)
 }
 
 // actor is one flavor's sim, whatever its item type.
@@ -189,13 +195,13 @@ func (r *runner) fatalf(format string, args ...any) {
 		r.seed, r.seed, r.step, fmt.Sprintf(format, args...), strings.Join(tail, "\n"))
 }
 
-// shardedKeyspace applies the sharded chat views to a keyspace of their own
-// (the model's other flavors use the reference migrations).
-func shardedKeyspace(t *testing.T, s *gocql.Session) string {
+// flavorKeyspace applies a flavor's views to a keyspace of their own (the
+// chat and IoT flavors use the reference migrations).
+func flavorKeyspace[T comparable](t *testing.T, s *gocql.Session, f *flavor[T]) string {
 	t.Helper()
 	ks := testKeyspace(t) // dropped when the test ends
-	if err := schema.Apply(t.Context(), s, ks, shardedChatFlavor(0).views); err != nil {
-		t.Fatalf("apply sharded chat views: %v", err)
+	if err := schema.Apply(t.Context(), s, ks, f.views); err != nil {
+		t.Fatalf("apply %s views: %v", f.name, err)
 	}
 	return ks.Name
 }
