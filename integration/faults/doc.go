@@ -1,8 +1,8 @@
 // Package faults holds the tests that break a real cluster on purpose: nodes
 // killed with SIGKILL under load and restarted; gray failures under a mixed
 // load, a node frozen with SIGSTOP and a node slowed by a SIGSTOP/SIGCONT
-// duty cycle (and, with the build tag partition, a node cut off by iptables
-// rules on the loopback addresses), each asserting that no acknowledged write
+// duty cycle, and a node cut off in both directions by iptables rules on the
+// loopback (TestPartitionedNode), each asserting that no acknowledged write
 // is lost, which errors are allowed and how soon reads and hints recover
 // (RELIABILITY.md has the figures); permissions revoked on one view, wrong
 // credentials and certificates. They need local Cassandra JVMs they can kill
@@ -15,6 +15,10 @@
 // With TSBUCKET_REQUIRE_DB=1 (CI) a cluster that cannot start fails the run;
 // otherwise the tests skip with the reason. They skip under -short, and when
 // TSBUCKET_HOSTS names an external cluster, whose nodes are not ours to kill.
-// The partition test needs iptables as root; it installs the package with
-// apt-get when missing.
+// The partition test needs root and iptables (it installs the package with
+// apt-get when missing; a missing one fails under TSBUCKET_REQUIRE_DB=1):
+// as root the three nodes run with group IDs of their own
+// (localcluster.Config.OwnGroups), which its rules match. Run it in a
+// network namespace of its own (unshare -n) to keep its rules off the
+// machine's.
 package faults

@@ -102,11 +102,17 @@ func openMinority(ctx context.Context, cfg repo.SessionConfig, host string) (*re
 	if err != nil {
 		return nil, nil, err
 	}
+	// Pools to host alone. The initial host lookup stays on: without it
+	// (DisableInitialHostLookup) the session knows host only as a contact
+	// point without its host ID, and the ring refresh that the nodes' UP
+	// events start when the partition heals replaced it and closed its
+	// connections, failing the request in flight with "connection closed
+	// waiting for response" (2 of 3 runs
+	// before this change; gocql v1.7.0).
 	cc.HostFilter = gocql.WhiteListHostFilter(host)
-	cc.DisableInitialHostLookup = true
 	// One host: nothing to route by token (gocql v1.7.0's token-aware plan
-	// was seen to panic on a retry here, its ring knowing one node of three)
-	// and nothing to speculate on.
+	// was seen to panic on a retry of a session without host lookup) and
+	// nothing to speculate on.
 	cc.PoolConfig.HostSelectionPolicy = gocql.RoundRobinHostPolicy()
 	cc.Dialer = &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(minorityAddr)}, Timeout: cc.ConnectTimeout}
 	s, err := cc.CreateSession()
@@ -130,6 +136,9 @@ func minorityLoad(ctx context.Context, r *repo.Repo[refmodel.Message]) []sample 
 		start := time.Now()
 		err := r.Put(context.Background(), &m)
 		ops = append(ops, newSample("minority", true, start, time.Since(start), err))
+		if ctx.Err() != nil {
+			break // healed meanwhile: what starts now is not cut off
+		}
 		start = time.Now()
 		_, err = r.Latest(context.Background(), "messages_by_channel", repo.Key{m.ChannelID}, 20)
 		ops = append(ops, newSample("minority", false, start, time.Since(start), err))
@@ -164,8 +173,10 @@ func checkMinority(t *testing.T, ops []sample) {
 }
 
 // rejoinLimit bounds the time from the heal to the first Put that
-// succeeds through the formerly cut-off node (measured: 1-2 s).
-const rejoinLimit = 30 * time.Second
+// succeeds through the formerly cut-off node, from a new session (measured
+// 7-12 s: the first attempts still time out while node3's connections to
+// its peers come back); the bound is that of the reads.
+const rejoinLimit = recoveryLimit
 
 // rejoined is what rejoinAfter saw.
 type rejoined struct {
@@ -178,7 +189,7 @@ func (r rejoined) String() string {
 	if r.err != nil {
 		return fmt.Sprintf("no Put through node3 succeeded within %v of the heal (%d tries)", rejoinLimit, r.tries)
 	}
-	return fmt.Sprintf("a Put through node3 (a new session) succeeded %v after the partition healed", r.after.Round(100*time.Millisecond))
+	return fmt.Sprintf("a Put through node3 (a new session) succeeded %v after the partition healed (attempt %d)", r.after.Round(100*time.Millisecond), r.tries)
 }
 
 // rejoinAfter opens a session to host alone and puts until a Put succeeds,
