@@ -100,13 +100,13 @@ func PlanRebucket(v View, from time.Time, next bucket.Scheme, now time.Time, lea
 	}
 	p.NewWindow = compactionWindowOf(changed)
 	if p.NewWindow != p.Window {
-		p.Notes = append(p.Notes, fmt.Sprintf("the TWCS window goes from %v to %v: run `tsbucket schema apply` (or ALTER TABLE) so new SSTables use it; old ones keep theirs", p.Window, p.NewWindow))
+		p.Notes = append(p.Notes, fmt.Sprintf("the TWCS window goes from %v to %v: `tsbucket schema check` prints the ALTER TABLE that sets it (new SSTables use it, old ones keep theirs)", p.Window, p.NewWindow))
 	}
 	if v.TTL > 0 && next.Width() > v.TTL {
 		p.Notes = append(p.Notes, fmt.Sprintf("the new width %v exceeds the TTL %v: a bucket's first rows expire while it is still written, so reads of it pass their tombstones", next.Width(), v.TTL))
 	}
 	if next.Width() > p.Before.Width() && v.TTL > 0 {
-		p.Notes = append(p.Notes, "presence entries now outlive their rows by the new, wider width: the _buckets table's default TTL follows after `tsbucket schema apply`")
+		p.Notes = append(p.Notes, "presence entries now outlive their rows by the new, wider width: `tsbucket schema check` prints the ALTER TABLE for the _buckets table's default TTL")
 	}
 	return p, nil
 }

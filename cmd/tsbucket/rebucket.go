@@ -46,7 +46,7 @@ func runSchemaRebucket(ctx context.Context, args []string, e env) int {
 	}
 	defer s.Close()
 	now := time.Now()
-	from, err := rebucketFrom(ctx, fromText, now, func() (bucket.Scheme, error) {
+	from, err := rebucketFrom(fromText, now, next, func() (bucket.Scheme, error) {
 		vs, err := schema.RegisteredViews(ctx, s, c.keyspace)
 		for _, v := range vs {
 			if v.Name == view {
@@ -103,8 +103,9 @@ func rebucketScheme(widthText, schemeText string) (bucket.Scheme, error) {
 }
 
 // rebucketFrom reads --from: an RFC 3339 instant, or +DURATION from now
-// rounded up to the next bucket boundary of the scheme in force.
-func rebucketFrom(ctx context.Context, text string, now time.Time, current func() (bucket.Scheme, error)) (time.Time, error) {
+// rounded up to the next instant that is a bucket boundary of the scheme in
+// force and of next (when next is known: --scheme).
+func rebucketFrom(text string, now time.Time, next bucket.Scheme, current func() (bucket.Scheme, error)) (time.Time, error) {
 	if text == "" {
 		return time.Time{}, usageErr("--from is required: an RFC 3339 instant, or +DURATION (e.g. +2h)")
 	}
@@ -118,20 +119,41 @@ func rebucketFrom(ctx context.Context, text string, now time.Time, current func(
 			return time.Time{}, err
 		}
 		at := now.Add(d).UTC()
-		b, err := s.Of(at)
-		if err != nil {
-			return time.Time{}, usageErr("--from %q: %v", text, err)
+		for range 10_000 {
+			if at, err = boundaryAtOrAfter(s, at); err != nil {
+				return time.Time{}, usageErr("--from %q: %v", text, err)
+			}
+			if next.IsZero() {
+				return at, nil
+			}
+			nb, err := boundaryAtOrAfter(next, at)
+			if err != nil {
+				return time.Time{}, usageErr("--from %q: %v", text, err)
+			}
+			if nb.Equal(at) {
+				return at, nil
+			}
+			at = nb
 		}
-		if start := s.Start(b); !start.Equal(at) {
-			at = s.End(b)
-		}
-		return at, nil
+		return time.Time{}, usageErr("--from %q: no instant soon after it is a bucket boundary of both %v and %v: give one", text, s, next)
 	}
 	t, err := time.Parse(time.RFC3339Nano, text)
 	if err != nil {
 		return time.Time{}, usageErr("--from %q: want an RFC 3339 instant or +DURATION", text)
 	}
 	return t.UTC(), nil
+}
+
+// boundaryAtOrAfter is the first bucket start of s at or after t.
+func boundaryAtOrAfter(s bucket.Scheme, t time.Time) (time.Time, error) {
+	b, err := s.Of(t)
+	if err != nil {
+		return t, err
+	}
+	if start := s.Start(b); start.Equal(t) {
+		return t, nil
+	}
+	return s.End(b), nil
 }
 
 func writeRebucketPlan(w io.Writer, keyspace string, p schema.RebucketPlan) {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -36,6 +39,9 @@ func runSchemaCheck(ctx context.Context, args []string, e env) int {
 	if !fromFile {
 		source = fmt.Sprintf("%d registered views", res.views)
 	}
+	for _, h := range res.histories {
+		fmt.Fprintln(e.stdout, h)
+	}
 	if res.clean() {
 		fmt.Fprintf(e.stdout, "keyspace %s matches the %s: no drift\n", c.keyspace, source)
 		return exitOK
@@ -47,7 +53,8 @@ func runSchemaCheck(ctx context.Context, args []string, e env) int {
 
 // checkResult is what schema check found.
 type checkResult struct {
-	views  int
+	views     int
+	histories []string // views whose bucket scheme changed: their histories
 	drifts []schema.Drift
 	defs   []defDiff // file definitions that differ from the registered ones
 }
@@ -75,13 +82,55 @@ func checkKeyspace(ctx context.Context, c clusterFlags, views []schema.View, fro
 		return res, err
 	}
 	if fromFile {
+		views = withRecordedHistories(views, registered)
 		res.defs = diffDefinitions(registered, views)
 	} else {
 		views = registered
 	}
 	res.views = len(views)
+	res.histories = histories(views, time.Now())
 	res.drifts, err = schema.Check(ctx, s, c.keyspace, views)
 	return res, err
+}
+
+// withRecordedHistories gives each file view the scheme history recorded in
+// the cluster when that history starts with the file's scheme (changes made
+// with schema rebucket), as repo.Open does.
+func withRecordedHistories(views, registered []schema.View) []schema.View {
+	out := slices.Clone(views)
+	for i, v := range out {
+		for _, r := range registered {
+			if r.Name == v.Name && v.Bucketed() && r.Bucketed() && r.Scheme.Prefix(v.Scheme) {
+				out[i].Scheme = r.Scheme
+			}
+		}
+	}
+	return out
+}
+
+// histories describes the views whose bucket scheme changed: each change,
+// and which scheme is in force at now.
+func histories(views []schema.View, now time.Time) []string {
+	var out []string
+	for _, v := range views {
+		if !v.Bucketed() || !v.Scheme.HasChanges() {
+			continue
+		}
+		var steps []string
+		for i, c := range v.Scheme.Changes() {
+			if i == 0 {
+				steps = append(steps, c.Scheme.String())
+				continue
+			}
+			state := "in force"
+			if c.From.After(now) {
+				state = "pending"
+			}
+			steps = append(steps, fmt.Sprintf("from %s %v (%s)", c.From.Format(time.RFC3339Nano), c.Scheme, state))
+		}
+		out = append(out, fmt.Sprintf("view %s: scheme history: %s", v.Name, strings.Join(steps, ", then ")))
+	}
+	return out
 }
 
 // write prints the drifts, the statements that fix them (printed, never
