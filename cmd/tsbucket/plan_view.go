@@ -43,7 +43,9 @@ func loadPlanView(fs *flag.FlagSet, path, name string, in *bucket.PlanInput) (*p
 	if !v.Bucketed() {
 		return nil, usageErr("--view %s is unbucketed (%s): it has no bucket width to size", v.Name, v.Unbucketed)
 	}
-	pv := &planView{file: path, view: v, width: v.Scheme.Width(), window: compactionWindow(v)}
+	// A view whose scheme changed is judged by its latest width: the one
+	// its partitions are cut to from now on (the history is printed).
+	pv := &planView{file: path, view: v, width: v.Scheme.Latest().Width(), window: compactionWindow(v)}
 	in.Retention = v.TTL
 	if in.Candidates == nil {
 		in.Candidates = bucket.DefaultCandidates()

@@ -55,8 +55,8 @@ func runSchemaCheck(ctx context.Context, args []string, e env) int {
 type checkResult struct {
 	views     int
 	histories []string // views whose bucket scheme changed: their histories
-	drifts []schema.Drift
-	defs   []defDiff // file definitions that differ from the registered ones
+	drifts    []schema.Drift
+	defs      []defDiff // file definitions that differ from the registered ones
 }
 
 func (r checkResult) clean() bool { return len(r.drifts) == 0 && len(r.defs) == 0 }
