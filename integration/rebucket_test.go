@@ -15,6 +15,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -433,4 +434,92 @@ func TestRebucketCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "scheme history") || !strings.Contains(out, "no drift") {
 		t.Fatalf("schema check after the fix: exit %d\n%s%s", code, out, errOut)
 	}
+}
+
+// TestRebucketedViewRepairAndCoalescing: with views whose width changed
+// (rebucketedChatFlavor's histories), rows a failed fan-out never wrote are
+// repaired into the right scheme's buckets on both sides of each change, and
+// identical concurrent reads across a change are coalesced into one walk
+// that gives every reader the same exact page.
+func TestRebucketedViewRepairAndCoalescing(t *testing.T) {
+	ctx := t.Context()
+	ks := testKeyspace(t)
+	s := connect(t, "")
+	views := rebucketedChatFlavor(0).views
+	if err := schema.Apply(ctx, s, ks, views); err != nil {
+		t.Fatal(err)
+	}
+	broken, err := repo.Open[refmodel.Message](ctx, s, ks.Name, views, repo.Options{
+		WrapExecutor: func(next repo.Executor) repo.Executor { return failTable{next, "messages_by_channel"} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := repo.Open[refmodel.Message](ctx, s, ks.Name, views, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Items around every change of both views: at it, a millisecond either
+	// side, and a bucket's width either side.
+	var ats []time.Time
+	for _, v := range views[:2] {
+		for _, c := range v.Scheme.Changes()[1:] {
+			for _, d := range []time.Duration{-36 * time.Hour, -time.Millisecond, 0, time.Millisecond, 3 * time.Hour, 30 * 24 * time.Hour} {
+				ats = append(ats, c.From.Add(d))
+			}
+		}
+	}
+	var want []int64
+	for i, at := range ats {
+		m := refmodel.Message{ChannelID: 5, AuthorID: 9, MessageID: snowflakeAt(t, at, uint64(i)), Body: "b"}
+		if err := broken.Put(ctx, &m); err == nil {
+			t.Fatal("the broken fan-out wrote messages_by_channel")
+		}
+		want = append(want, m.MessageID)
+	}
+	slices.Sort(want)
+	slices.Reverse(want)
+	report, err := r.Repair(ctx, "messages_by_author", repo.Key{int64(9)}, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Views["messages_by_channel"].Missing; got != len(ats) {
+		t.Fatalf("repair: %s; want %d missing rows of messages_by_channel written", report, len(ats))
+	}
+	var got []int64
+	for m, err := range r.All(ctx, repo.Query{View: "messages_by_channel", Key: repo.Key{int64(5)}, Limit: 5}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.MessageID)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("after repair, pages of 5: %v, want %v", got, want)
+	}
+
+	// 50 identical reads at once of a page that crosses both changes.
+	var wg sync.WaitGroup
+	pages := make([]repo.Page[refmodel.Message], 50)
+	readErrs := make([]error, 50)
+	for i := range pages {
+		wg.Go(func() {
+			pages[i], readErrs[i] = r.Latest(ctx, "messages_by_channel", repo.Key{int64(5)}, len(want))
+		})
+	}
+	wg.Wait()
+	coalesced := 0
+	for i, p := range pages {
+		if readErrs[i] != nil {
+			t.Fatal(readErrs[i])
+		}
+		if !slices.Equal(messageIDs(p.Items), want) {
+			t.Fatalf("concurrent read %d: %v, want %v", i, messageIDs(p.Items), want)
+		}
+		if p.Stats.Coalesced {
+			coalesced++
+		}
+	}
+	if coalesced == 0 {
+		t.Error("no read of 50 identical ones was coalesced")
+	}
+	t.Logf("%d items across %d scheme changes repaired and read back; %d of 50 concurrent reads coalesced", len(want), 4, coalesced)
 }
