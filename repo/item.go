@@ -169,6 +169,10 @@ func isEmptyKeyValue(v any) bool {
 	return false
 }
 
+// String is the text form of k (encode): how a promoted key is recorded
+// (schema.Promotion.Key) and shown in partition names.
+func (k Key) String() string { return string(k.encode(nil)) }
+
 // encode appends a text form of k that is both unambiguous and readable:
 // values separated by '/', text with '%', '/' and control characters
 // percent-escaped, byte slices in hex. It is used in memory (presence cache

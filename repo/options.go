@@ -78,6 +78,13 @@ type Options struct {
 	// clock skew between machines ahead (schema.DefaultRebucketLead, one
 	// hour, is). Default one minute; negative turns reloading off.
 	SchemeRefresh time.Duration
+	// PromoteAfter is how many rows this process writes to one (key,
+	// bucket) partition of a per-key sharded view (schema.View.PerKeyShards)
+	// before it promotes the key to the view's shards (PromoteKey); the
+	// promotion takes effect two SchemeRefresh intervals later. Default
+	// 10,000, a tenth of the 100,000 rows a partition should stay under;
+	// negative: never automatically.
+	PromoteAfter int
 	// WrapExecutor, when set, wraps the Executor every statement goes through
 	// (fault injection, auditing). It is called once, by New.
 	WrapExecutor func(Executor) Executor
@@ -118,6 +125,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SchemeRefresh == 0 {
 		o.SchemeRefresh = time.Minute
+	}
+	if o.PromoteAfter == 0 {
+		o.PromoteAfter = 10_000
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

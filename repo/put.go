@@ -181,13 +181,15 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 		_, expiry := cfg.presenceLife(rw.v)
 		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
 	}
-	r.countWrite(rw, 1, rw.bytes)
+	r.countWrite(ctx, rw, 1, rw.bytes)
 	return nil
 }
 
 // countWrite records n rows of size bytes written to rw's partition (and
-// shard: the rows of one partition share it).
-func (r *Repo[T]) countWrite(rw row, n, bytes int) {
+// shard: the rows of one partition share it), and counts them towards the
+// promotion of a hot key of a per-key sharded view.
+func (r *Repo[T]) countWrite(ctx context.Context, rw row, n, bytes int) {
+	r.countHot(ctx, rw, n)
 	m := r.opts.Metrics
 	if m == nil {
 		return
@@ -259,7 +261,7 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
 	}
 	for _, rw := range rows {
-		r.countWrite(rw, 1, rw.bytes)
+		r.countWrite(ctx, rw, 1, rw.bytes)
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	for _, rw := range rows {
 		bytes += rw.bytes
 	}
-	r.countWrite(first, len(rows), bytes)
+	r.countWrite(ctx, first, len(rows), bytes)
 	return nil
 }
 

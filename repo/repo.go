@@ -48,6 +48,10 @@ type view struct {
 	// cluster (Open, and reloads every Options.SchemeRefresh): use scheme(),
 	// never spec.Scheme, for bucket numbers.
 	sch atomic.Pointer[bucket.Scheme]
+	// promos holds the promoted keys of a PerKeyShards view, by key text
+	// (nil: none known); hot counts rows towards automatic promotion.
+	promos atomic.Pointer[map[string]schema.Promotion]
+	hot    hotCounter
 }
 
 // scheme is the view's bucket scheme as currently known, with its history.
@@ -81,6 +85,9 @@ func Open[T any](ctx context.Context, session *gocql.Session, keyspace string, v
 	}
 	for _, s := range inForce {
 		r.adoptScheme(s.Name, s.Scheme)
+	}
+	if err := r.loadPromotions(ctx); err != nil {
+		return nil, fmt.Errorf("repo: %w", err)
 	}
 	r.schemes.enabled = r.opts.SchemeRefresh > 0
 	r.schemes.last.Store(time.Now().UnixNano())

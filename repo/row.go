@@ -22,6 +22,7 @@ type row struct {
 	bucket  bucket.Bucket
 	key     Key
 	shard   int    // write shard of a sharded view, else 0
+	keyText string // key.String() of a per-key sharded view's row, else ""
 	partKey string // view key, bucket and shard: the partition, for grouping and metrics
 	presKey string // view key and bucket: the presence-index entry
 	bytes   int    // estimated payload
@@ -83,7 +84,12 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
 	rw.presKey = partitionKey(rw.key, v.spec.Bucketed(), rw.bucket)
 	rw.partKey = rw.presKey
 	if v.spec.Sharded() {
-		rw.shard = bucket.ShardOf(id, v.spec.Shards)
+		var at time.Time
+		if v.spec.PerKeyShards {
+			rw.keyText = rw.key.String()
+			at, _ = v.spec.Kind.Time(id) // valid: its bucket was found
+		}
+		rw.shard = v.shardOf(rw.keyText, id, at)
 		rw.partKey += "/s" + strconv.Itoa(rw.shard)
 	}
 	return rw, nil

@@ -57,6 +57,9 @@ func (r *Repo[T]) refreshSchemes(ctx context.Context) {
 	for name, s := range stored {
 		r.adoptScheme(name, s)
 	}
+	if err := r.loadPromotions(ctx); err != nil {
+		r.opts.Logger.Warn("tsbucket: reload of the promoted keys failed; keeping the ones loaded before", "err", err)
+	}
 	r.reportSchemes()
 }
 

@@ -193,3 +193,97 @@ func shardCounter(t *testing.T, g prometheus.Gatherer, shard string) prometheus.
 	t.Fatalf("no shard %s series", shard)
 	return nil
 }
+
+// TestPerKeyShards: in a view with per-key shards, a key that was never
+// promoted writes and reads one partition per bucket; a promoted key's items
+// from the promotion's instant on spread over the shards, its earlier ones
+// stay in shard 0, and reads of buckets reaching that instant ask every
+// shard and merge exactly, both directions, across the instant.
+func TestPerKeyShards(t *testing.T) {
+	const shards = 4
+	views := shardedViews(shards)
+	views[0].PerKeyShards = true
+	f := newChat(t, Options{}, views...)
+	v, _ := f.r.view("messages_by_channel")
+	w := refmodel.ChatWidth
+	from := f.now.Add(-w / 2) // mid-bucket: its bucket holds both kinds of rows
+	f.r.adoptPromotion(v, schema.Promotion{View: v.spec.Name, Key: Key{int64(2)}.String(), From: from, Shards: shards})
+
+	rng := rand.New(rand.NewPCG(3, 4))
+	var quiet, hot []refmodel.Message
+	for i := range 60 {
+		at := f.now.Add(-time.Duration(rng.Int64N(int64(3 * w))))
+		quiet = append(quiet, f.msg(1, at, int64(i)))
+		hot = append(hot, f.msg(2, at, int64(100+i)))
+	}
+	hot = append(hot, f.msg(2, from, 500), f.msg(2, from.Add(-time.Millisecond), 501)) // at the instant and just before
+	f.put(append(slices.Clone(quiet), hot...)...)
+	for _, st := range f.fake.take() {
+		if st.Table != "messages_by_channel" || (st.Op != "insert" && st.Op != "batch") {
+			continue
+		}
+		if st.Op == "batch" {
+			continue // PutMany groups one partition's rows: checked through reads below
+		}
+		n := argOf(t, st, "message_id").(int64)
+		ch := argOf(t, st, "channel_id").(int64)
+		at, _ := bucket.DiscordSnowflake().Time(idOf(n))
+		want := 0
+		if ch == 2 && !at.Before(from) {
+			want = bucket.ShardOf(idOf(n), shards)
+		}
+		if got := argOf(t, st, schema.ShardColumn); got != want {
+			t.Fatalf("channel %d message at %v written to shard %v, want %d", ch, at, got, want)
+		}
+	}
+	for _, c := range []struct {
+		key  int64
+		msgs []refmodel.Message
+	}{{1, quiet}, {2, hot}} {
+		newest := slices.Clone(c.msgs)
+		slices.SortFunc(newest, func(a, b refmodel.Message) int { return int(b.MessageID - a.MessageID) })
+		want := make([]int64, len(newest))
+		for i, m := range newest {
+			want[i] = m.MessageID
+		}
+		for _, dir := range []Direction{NewestFirst, OldestFirst} {
+			exp := slices.Clone(want)
+			if dir == OldestFirst {
+				slices.Reverse(exp)
+			}
+			got := f.all(Query{View: "messages_by_channel", Key: Key{c.key}, Limit: 1 + rng.IntN(9), Direction: dir})
+			if !slices.Equal(got, exp) {
+				t.Fatalf("channel %d %v: got %d items, want %d", c.key, dir, len(got), len(exp))
+			}
+		}
+	}
+	// The quiet key costs one query per bucket, the hot key every shard of
+	// its buckets from the promotion on.
+	f.fake.take()
+	p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 3)
+	if err != nil || p.Stats.Queries != 2 {
+		t.Fatalf("quiet key: %d queries (%v), want the head bucket and the index", p.Stats.Queries, err)
+	}
+	p, err = f.r.Latest(t.Context(), "messages_by_channel", Key{int64(2)}, 3)
+	if err != nil || p.Stats.Queries != shards+1 {
+		t.Fatalf("hot key: %d queries (%v), want %d shards of the head bucket and the index", p.Stats.Queries, err, shards)
+	}
+	// A bucket that ended before the promotion is one partition again.
+	old := clampedBucket(refmodel.ChatScheme(), from) - 1
+	f.fake.take()
+	_, err = f.r.Read(t.Context(), Query{View: "messages_by_channel", Key: Key{int64(2)}, Limit: 1,
+		From: refmodel.ChatScheme().Start(old), To: refmodel.ChatScheme().End(old)})
+	if sel := selectsOf(f.fake.take(), "messages_by_channel"); err != nil || len(sel) != 1 || argOf(t, sel[0], schema.ShardColumn) != 0 {
+		t.Fatalf("hot key, bucket before the promotion: %d selects (%v), want one of shard 0", len(sel), err)
+	}
+	// Delete reaches the shard its row is in, on either side of the instant.
+	for _, m := range hot[len(hot)-2:] {
+		if err := f.r.Delete(t.Context(), &m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := f.all(Query{View: "messages_by_channel", Key: Key{int64(2)}, Limit: 50})
+	if slices.Contains(got, hot[len(hot)-1].MessageID) || slices.Contains(got, hot[len(hot)-2].MessageID) || len(got) != len(hot)-2 {
+		t.Fatalf("after deleting the two edge messages: %d items", len(got))
+	}
+}

@@ -20,6 +20,10 @@ type walk[T any] struct {
 	r       *Repo[T]
 	v       *view
 	s       bucket.Scheme // the view's scheme when the page was planned: one for the whole page
+	// promo is the key's promotion to the view's shards (PerKeyShards
+	// views), as known when the page was planned.
+	promo    schema.Promotion
+	promoted bool
 	q       Query
 	cl      gocql.Consistency
 	binding [8]byte
@@ -56,6 +60,9 @@ func (r *Repo[T]) plan(q Query) (*walk[T], error) {
 		return nil, err
 	}
 	w := &walk[T]{r: r, v: v, s: v.scheme(), q: q, cl: r.consistency(q.Consistency), now: r.opts.Now()}
+	if v.spec.PerKeyShards {
+		w.promo, w.promoted = v.promotion(q.Key.String())
+	}
 	w.binding = readBinding(q.View, q.Key, q.Direction, unixNano(q.From), unixNano(q.To))
 	var cur *cursor
 	if q.Cursor != "" {
@@ -305,7 +312,7 @@ func (w *walk[T]) cursorAfter(item *T) string {
 // queryBucket reads up to remaining() items of one partition into w.items and
 // returns how many it added.
 func (w *walk[T]) queryBucket(ctx context.Context, b bucket.Bucket) (int, error) {
-	w.stats.Queries += w.v.perBucket()
+	w.stats.Queries += w.perBucket(b)
 	rows, err := w.fetch(ctx, b, w.remaining())
 	if err != nil {
 		return 0, err
@@ -332,10 +339,11 @@ func (w *walk[T]) take(b bucket.Bucket, rows []T) int {
 // concurrently: it touches no walk state): one single-partition query, or
 // for a sharded view one per shard, concurrently, merged in ID order.
 func (w *walk[T]) fetch(ctx context.Context, b bucket.Bucket, limit int) ([]T, error) {
-	if !w.v.spec.Sharded() {
+	n := w.perBucket(b)
+	if n == 1 {
 		return w.fetchShard(ctx, b, 0, limit)
 	}
-	parts := make([][]T, w.v.spec.Shards)
+	parts := make([][]T, n)
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for s := range parts {
@@ -373,8 +381,11 @@ func (w *walk[T]) merge(parts [][]T, limit int) []T {
 	return out
 }
 
-// perBucket is the number of queries one bucket read sends.
-func (v *view) perBucket() int { return max(v.spec.Shards, 1) }
+// perBucket is the number of queries a read of bucket b sends: one per shard
+// it may hold rows in.
+func (w *walk[T]) perBucket(b bucket.Bucket) int {
+	return w.v.shardsOf(w.promo, w.promoted, w.s.End(b))
+}
 
 // fetchShard runs one single-partition query of shard s of bucket b.
 func (w *walk[T]) fetchShard(ctx context.Context, b bucket.Bucket, shard, limit int) ([]T, error) {

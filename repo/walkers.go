@@ -93,7 +93,7 @@ func (w *walk[T]) readHead(ctx context.Context, head bucket.Bucket) (headRead[T]
 		bs, err := w.presenceBuckets(pctx, from, to, presencePage)
 		done <- listing{bs, err}
 	}()
-	w.stats.Queries += 1 + w.v.perBucket()
+	w.stats.Queries += 1 + w.perBucket(head)
 	rows, err := w.fetch(ctx, head, w.remaining())
 	h := headRead[T]{bucket: head, rows: rows}
 	if err == nil && w.ceilinged && head == w.ceiling && len(rows) >= w.remaining() {
@@ -329,7 +329,9 @@ func (w *walk[T]) fetchMany(ctx context.Context, b, step bucket.Bucket, k int) (
 		}
 		wg.Wait()
 	}
-	w.stats.Queries += k * w.v.perBucket()
+	for i := range k {
+		w.stats.Queries += w.perBucket(b + step*bucket.Bucket(i))
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

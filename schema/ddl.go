@@ -146,6 +146,7 @@ func ViewDDL(keyspace string, views []View) ([]string, error) {
 func viewTables(keyspace string, views []View) ([]table, error) {
 	seen := map[string]bool{MetadataTable: true, MigrationsTable: true}
 	var tables []table
+	hotKeys := false
 	for _, v := range views {
 		v, err := prepare(keyspace, v)
 		if err != nil {
@@ -154,6 +155,10 @@ func viewTables(keyspace string, views []View) ([]table, error) {
 		ts := []table{viewTable(v)}
 		if v.Bucketed() {
 			ts = append(ts, presenceTable(v))
+		}
+		if v.PerKeyShards && !hotKeys {
+			hotKeys = true // one table for every per-key sharded view
+			ts = append(ts, hotKeysTable())
 		}
 		for _, t := range ts {
 			if seen[t.name] {

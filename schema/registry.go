@@ -106,6 +106,9 @@ func compatible(stored, code View) error {
 	if max(stored.Shards, 1) != max(code.Shards, 1) {
 		return mismatch("shards", fmt.Sprint(max(stored.Shards, 1)), fmt.Sprint(max(code.Shards, 1)))
 	}
+	if stored.PerKeyShards != code.PerKeyShards {
+		return mismatch("per_key_shards", fmt.Sprint(stored.PerKeyShards), fmt.Sprint(code.PerKeyShards))
+	}
 	if stored.Order != code.Order {
 		return mismatch("order", stored.Order.String(), code.Order.String())
 	}

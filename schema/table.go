@@ -136,6 +136,22 @@ func metadataTable() table {
 	}
 }
 
+// hotKeysTable models HotKeysTable: one partition per view, one row per
+// promoted key (its text form), read whole by every repository that writes
+// or reads a PerKeyShards view.
+func hotKeysTable() table {
+	return table{
+		name:       HotKeysTable,
+		partition:  []Column{{"view", "text"}},
+		clustering: []Column{{"key", "text"}},
+		order:      Asc,
+		regular:    []Column{{"from", "timestamp"}, {"shards", "int"}, {"promoted_at", "timestamp"}, {"reason", "text"}},
+		gcGrace:    cassandraDefaultGCGrace,
+		compaction: compaction{class: LCS},
+		comment:    "tsbucket: keys of per-key sharded views promoted to their view's shards",
+	}
+}
+
 // normalizeColumns copies columns with canonical type text. The columns
 // were validated, so parsing cannot fail here.
 func normalizeColumns(cols []Column) []Column {

@@ -143,6 +143,8 @@ func (v View) validateShards() error {
 		return fmt.Errorf("%w: Shards %d not in [0, %d]", ErrBadView, v.Shards, MaxShards)
 	case v.Sharded() && !v.Bucketed():
 		return fmt.Errorf("%w: only a bucketed view can be sharded", ErrBadView)
+	case v.PerKeyShards && !v.Sharded():
+		return fmt.Errorf("%w: PerKeyShards needs Shards > 1: the count a promoted key gets", ErrBadView)
 	}
 	return nil
 }

@@ -93,7 +93,18 @@ type View struct {
 	// concurrently and merge them in ID order. 0 or 1: not sharded. Only a
 	// bucketed view may be sharded; at most MaxShards.
 	Shards int
+	// PerKeyShards limits Shards to the keys promoted as hot (HotKeysTable:
+	// repo.Repo.PromoteKey, automatic with repo.Options.PromoteAfter): other
+	// keys keep one partition, one query, per bucket. A promoted key's items
+	// from the promotion's instant on go to bucket.ShardOf(ID, Shards), its
+	// earlier ones stayed in shard 0; reads of its buckets from the one
+	// holding that instant query every shard. Needs Shards > 1.
+	PerKeyShards bool
 }
+
+// HotKeysTable records the keys of PerKeyShards views promoted to their
+// view's shards, and from when.
+const HotKeysTable = "tsbucket_hot_keys"
 
 // ShardColumn names the shard column of a sharded view (type int).
 const ShardColumn = "shard"

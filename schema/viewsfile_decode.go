@@ -130,6 +130,7 @@ func (d *viewsDecoder) view(n *yaml.Node, where string) (v View) {
 		{"compaction_window", false, func(n *yaml.Node) { v.CompactionWindow = d.duration(n, vfAt(where, "compaction_window")) }},
 		{"low_cardinality_key", false, func(n *yaml.Node) { v.LowCardinalityKey = d.boolean(n, vfAt(where, "low_cardinality_key")) }},
 		{"shards", false, func(n *yaml.Node) { v.Shards = d.shards(n, vfAt(where, "shards")) }},
+		{"per_key_shards", false, func(n *yaml.Node) { v.PerKeyShards = d.boolean(n, vfAt(where, "per_key_shards")) }},
 	})
 	v.ReadOrder = v.Order
 	if readOrder != nil {

@@ -86,6 +86,9 @@ func vfViewNode(v View) *yaml.Node {
 	if v.Sharded() {
 		m.add("shards", vfScalar("!!int", strconv.Itoa(v.Shards)))
 	}
+	if v.PerKeyShards {
+		m.add("per_key_shards", vfScalar("!!bool", "true"))
+	}
 	return m.n
 }
 

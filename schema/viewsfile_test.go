@@ -556,6 +556,10 @@ func randomChange(r *rand.Rand, s bucket.Scheme) bucket.Scheme {
 }
 
 func randomOptions(r *rand.Rand, v schema.View) schema.View {
+	if v.Bucketed() && r.IntN(3) == 0 {
+		v.Shards = 2 + r.IntN(schema.MaxShards-1)
+		v.PerKeyShards = r.IntN(2) == 0
+	}
 	if r.IntN(2) == 0 {
 		v.TTL = time.Duration(r.Int64N(int64(schema.MaxTTL/time.Second))) * time.Second
 	}

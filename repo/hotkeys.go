@@ -1,0 +1,190 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// Per-key shards (schema.View.PerKeyShards): a key of such a view writes
+// and reads one partition per bucket until it is promoted; from the
+// promotion's instant on its items spread over the view's Shards, and reads
+// of its buckets that reach that instant query every shard. Promotions are
+// recorded in the cluster (schema.HotKeysTable) and reloaded with the scheme
+// histories every Options.SchemeRefresh. A promotion takes effect at least
+// two SchemeRefresh intervals after it is recorded, so every repository
+// knows it before an item lands in a shard other than 0: until then all of
+// the key's items are in shard 0, which every read of it queries.
+
+// hotCounter counts the rows this process wrote to each (key, bucket) of a
+// per-key sharded view, to promote the keys that cross
+// Options.PromoteAfter. It is bounded: past maxTracked partitions it starts
+// over, which only delays a promotion.
+type hotCounter struct {
+	mu        sync.Mutex
+	rows      map[string]int
+	promoting map[string]bool // keys whose promotion is being recorded
+}
+
+const maxTracked = 4096
+
+// promotion returns the promotion of the key with text form key, if any.
+func (v *view) promotion(key string) (schema.Promotion, bool) {
+	set := v.promos.Load()
+	if set == nil {
+		return schema.Promotion{}, false
+	}
+	p, ok := (*set)[key]
+	return p, ok
+}
+
+// shardOf is the shard of an item of v with the given ID, stamped at, of
+// the key with text form key.
+func (v *view) shardOf(key string, id bucket.ID, at time.Time) int {
+	switch {
+	case !v.spec.Sharded():
+		return 0
+	case !v.spec.PerKeyShards:
+		return bucket.ShardOf(id, v.spec.Shards)
+	}
+	if p, ok := v.promotion(key); ok && !at.Before(p.From) {
+		return bucket.ShardOf(id, p.Shards)
+	}
+	return 0
+}
+
+// shardsOf is how many shards a read of bucket b (ending at end) of the key
+// with promotion p (ok false: none) queries.
+func (v *view) shardsOf(p schema.Promotion, promoted bool, end time.Time) int {
+	switch {
+	case !v.spec.Sharded():
+		return 1
+	case !v.spec.PerKeyShards:
+		return v.spec.Shards
+	case promoted && end.After(p.From):
+		return p.Shards
+	}
+	return 1
+}
+
+// loadPromotions reads the promoted keys of every per-key sharded view.
+func (r *Repo[T]) loadPromotions(ctx context.Context) error {
+	for _, v := range r.order {
+		if !v.spec.PerKeyShards {
+			continue
+		}
+		set, err := schema.Promotions(ctx, r.session, r.keyspace, v.spec.Name)
+		if err != nil {
+			return err
+		}
+		v.promos.Store(&set)
+	}
+	return nil
+}
+
+// PromoteKey promotes key of a per-key sharded view (schema.View.PerKeyShards)
+// to the view's shards: its items stamped from an instant two
+// Options.SchemeRefresh intervals ahead on spread over them, the time every
+// repository needs to learn of it. It returns the promotion in force (an
+// earlier one, if the key was promoted before). ErrBadOptions for a view
+// without per-key shards or with SchemeRefresh turned off.
+func (r *Repo[T]) PromoteKey(ctx context.Context, view string, key Key, reason string) (schema.Promotion, error) {
+	v, err := r.view(view)
+	if err != nil {
+		return schema.Promotion{}, err
+	}
+	if !v.spec.PerKeyShards {
+		return schema.Promotion{}, fmt.Errorf("%w: view %s does not shard per key (PerKeyShards)", ErrBadOptions, view)
+	}
+	key = key.deref()
+	if err := key.validate(len(v.spec.Key)); err != nil {
+		return schema.Promotion{}, err
+	}
+	if err := key.checkTypes(v.spec.Key); err != nil {
+		return schema.Promotion{}, err
+	}
+	return r.promote(ctx, v, key.String(), reason)
+}
+
+func (r *Repo[T]) promote(ctx context.Context, v *view, key, reason string) (schema.Promotion, error) {
+	if r.opts.SchemeRefresh <= 0 || !r.schemes.enabled {
+		return schema.Promotion{}, fmt.Errorf("%w: promoting a key needs a repository opened with Open and SchemeRefresh on: others learn of it by reloading", ErrBadOptions)
+	}
+	if p, ok := v.promotion(key); ok {
+		return p, nil
+	}
+	now := r.opts.Now().UTC()
+	p := schema.Promotion{View: v.spec.Name, Key: key, From: now.Add(2 * r.opts.SchemeRefresh).Truncate(time.Millisecond),
+		Shards: v.spec.Shards, PromotedAt: now, Reason: reason}
+	p, _, err := schema.PromoteKey(ctx, r.session, r.keyspace, p)
+	if err != nil {
+		return p, fmt.Errorf("repo: %w", err)
+	}
+	r.adoptPromotion(v, p)
+	r.opts.Logger.Info("tsbucket: key promoted to write shards", "view", v.spec.Name, "key", key,
+		"shards", p.Shards, "from", p.From.Format(time.RFC3339Nano), "reason", p.Reason)
+	return p, nil
+}
+
+// adoptPromotion adds p to v's promotions (copy on write).
+func (r *Repo[T]) adoptPromotion(v *view, p schema.Promotion) {
+	for {
+		old := v.promos.Load()
+		next := make(map[string]schema.Promotion, 1)
+		if old != nil {
+			for k, q := range *old {
+				next[k] = q
+			}
+		}
+		next[p.Key] = p
+		if v.promos.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// countHot counts a row written to a per-key sharded view and promotes its
+// key once this process wrote Options.PromoteAfter rows to one of its
+// (key, bucket) partitions. A failed promotion is logged and tried again
+// after as many rows more.
+func (r *Repo[T]) countHot(ctx context.Context, rw row, n int) {
+	v := rw.v
+	if !v.spec.PerKeyShards || r.opts.PromoteAfter <= 0 || !r.schemes.enabled {
+		return
+	}
+	key := rw.keyText
+	if _, ok := v.promotion(key); ok {
+		return
+	}
+	c := &v.hot
+	part := key + "/" + strconv.FormatInt(int64(rw.bucket), 10)
+	c.mu.Lock()
+	if c.rows == nil || len(c.rows) >= maxTracked {
+		c.rows = map[string]int{}
+	}
+	if c.promoting == nil {
+		c.promoting = map[string]bool{}
+	}
+	c.rows[part] += n
+	due := c.rows[part] >= r.opts.PromoteAfter && !c.promoting[key]
+	if due {
+		c.promoting[key] = true
+		delete(c.rows, part)
+	}
+	c.mu.Unlock()
+	if !due {
+		return
+	}
+	reason := fmt.Sprintf("%d rows to bucket %s from one process", r.opts.PromoteAfter, v.scheme().Format(rw.bucket))
+	if _, err := r.promote(ctx, v, key, reason); err != nil {
+		r.opts.Logger.Warn("tsbucket: automatic key promotion failed; retried later", "view", v.spec.Name, "key", key, "err", err)
+	}
+	c.mu.Lock()
+	delete(c.promoting, key)
+	c.mu.Unlock()
+}
