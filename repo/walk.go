@@ -17,17 +17,17 @@ import (
 
 // walk is one page of a read: the plan (bounds, buckets) and its progress.
 type walk[T any] struct {
-	r       *Repo[T]
-	v       *view
-	s       bucket.Scheme // the view's scheme when the page was planned: one for the whole page
+	r *Repo[T]
+	v *view
+	s bucket.Scheme // the view's scheme when the page was planned: one for the whole page
 	// promo is the key's promotion to the view's shards (PerKeyShards
 	// views), as known when the page was planned.
 	promo    schema.Promotion
 	promoted bool
-	q       Query
-	cl      gocql.Consistency
-	binding [8]byte
-	now     time.Time
+	q        Query
+	cl       gocql.Consistency
+	binding  [8]byte
+	now      time.Time
 
 	// ID bounds applied inside every bucket queried.
 	lo    lowerBound
