@@ -47,6 +47,14 @@ type Config struct {
 	SizeRecorderInterval   time.Duration // -Dcassandra.size_recorder_interval (whole seconds); 0 -> default 300s
 	UnsafeSystem           bool          // -Dcassandra.unsafesystem=true: faster DDL, but see the package doc before Kill
 	ExtraYAML              string        // appended verbatim to every cassandra.yaml
+	// CommitLogGroupWindow, when positive, turns on commitlog_sync: group
+	// with this window: a write is acknowledged only once its commit log
+	// segment is synced. The default (periodic, synced every 10 s, sync
+	// markers every 100 ms) acknowledges before that, so a node killed
+	// with SIGKILL loses the mutations of its last ~100 ms, and two of
+	// three replicas killed together can lose a write acknowledged at
+	// QUORUM. Whole milliseconds.
+	CommitLogGroupWindow time.Duration
 	// OwnGroups runs node i's JVM with group ID NodeGroupBase+i+1 (node1
 	// 47001), which needs root. On loopback every node's outbound
 	// connections leave from 127.0.0.1 whichever node opens them (Cassandra
@@ -108,6 +116,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SizeRecorderInterval must be whole non-negative seconds, got %s", ErrBadConfig, c.SizeRecorderInterval)
 	case c.StartTimeout < 0 || c.StopTimeout < 0:
 		return fmt.Errorf("%w: negative timeout", ErrBadConfig)
+	case c.CommitLogGroupWindow < 0 || c.CommitLogGroupWindow%time.Millisecond != 0:
+		return fmt.Errorf("%w: CommitLogGroupWindow must be whole non-negative milliseconds, got %s", ErrBadConfig, c.CommitLogGroupWindow)
 	case c.OwnGroups && os.Geteuid() != 0:
 		return fmt.Errorf("%w: OwnGroups needs root (it sets each JVM's group ID)", ErrBadConfig)
 	}

@@ -56,6 +56,7 @@ func TestConfigValidate(t *testing.T) {
 		{"negative tombstone threshold", Config{TombstoneWarnThreshold: -1}},
 		{"fractional size interval", Config{SizeRecorderInterval: 1500 * time.Millisecond}},
 		{"negative start timeout", Config{StartTimeout: -time.Second}},
+		{"fractional commit log window", Config{CommitLogGroupWindow: 1500 * time.Microsecond}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

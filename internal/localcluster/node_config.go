@@ -76,8 +76,13 @@ func cassandraYAML(c Config, n nodeSpec, tls *tlsPaths) string {
 	w("  - class_name: org.apache.cassandra.locator.SimpleSeedProvider")
 	w("    parameters:")
 	w("      - seeds: \"127.0.0.1:%d\"", StoragePort)
-	w("commitlog_sync: periodic")
-	w("commitlog_sync_period: 10000ms")
+	if c.CommitLogGroupWindow > 0 {
+		w("commitlog_sync: group")
+		w("commitlog_sync_group_window: %dms", c.CommitLogGroupWindow.Milliseconds())
+	} else {
+		w("commitlog_sync: periodic")
+		w("commitlog_sync_period: 10000ms")
+	}
 	w("commitlog_segment_size: 8MiB")
 	w("memtable_heap_space: 64MiB")
 	w("memtable_offheap_space: 64MiB")

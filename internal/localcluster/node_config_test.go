@@ -187,3 +187,14 @@ func TestJVMArgs(t *testing.T) {
 		})
 	}
 }
+
+func TestCassandraYAMLCommitLogGroup(t *testing.T) {
+	n := newNodeSpec(0, "dc1", t.TempDir())
+	if y := cassandraYAML(Config{}, n, nil); !strings.Contains(y, "commitlog_sync: periodic\n") {
+		t.Errorf("default: no periodic commit log sync:\n%s", y)
+	}
+	y := cassandraYAML(Config{CommitLogGroupWindow: 10 * time.Millisecond}, n, nil)
+	if !strings.Contains(y, "commitlog_sync: group\ncommitlog_sync_group_window: 10ms\n") || strings.Contains(y, "commitlog_sync_period") {
+		t.Errorf("group window: wrong commit log settings:\n%s", y)
+	}
+}
