@@ -1,9 +1,11 @@
 package integration
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -32,6 +34,8 @@ type flavor[T comparable] struct {
 	make func(rng *rand.Rand, at time.Time, seq uint64) T
 	// edit returns it with another value column, same ID and keys.
 	edit func(it T, n int) T
+	// setup, if set, runs once before the flavor's repositories open.
+	setup func(s *gocql.Session, ks string) error
 }
 
 func (f *flavor[T]) at(id bucket.ID) time.Time {
@@ -120,6 +124,27 @@ func shardedChatFlavor(seed int64) *flavor[refmodel.Message] {
 	f := chatFlavor(seed)
 	f.name = "chat-sharded"
 	f.views[0].Shards = 3
+	return f
+}
+
+// hotChatFlavor is chatFlavor with messages_by_channel sharded per key: its
+// busy channel was promoted to 3 shards about 300 days ago (mid-bucket), so
+// its older items are in shard 0 and its newer ones spread; the other
+// channels stay in one partition per bucket. Its views live in their own
+// keyspace.
+func hotChatFlavor(seed int64) *flavor[refmodel.Message] {
+	f := chatFlavor(seed)
+	f.name = "chat-hot"
+	f.views[0].Shards, f.views[0].PerKeyShards = 3, true
+	busy := f.keys["messages_by_channel"][0].(int64)
+	f.setup = func(s *gocql.Session, ks string) error {
+		now := time.Now().UTC()
+		_, _, err := schema.PromoteKey(context.Background(), s, ks, schema.Promotion{
+			View: "messages_by_channel", Key: strconv.FormatInt(busy, 10), From: now.Add(-300 * 24 * time.Hour).Truncate(time.Millisecond),
+			Shards: 3, PromotedAt: now, Reason: "model test",
+		})
+		return err
+	}
 	return f
 }
 

@@ -31,9 +31,10 @@ var (
 // after it was applied) retried later with RetryOf, rows with a 2-5 s TTL
 // that expire during the run, items stamped up to 50 minutes ahead, and
 // writes that must be refused. A third chat flavor writes each bucket over
-// three shards, and a fourth uses views whose bucket width changed twice
+// three shards, a fourth uses views whose bucket width changed twice
 // within the two years (narrower then wider, wider then hourly), with items
-// exactly at the changes. Every few steps it reads a key page by page,
+// exactly at the changes, and a fifth shards per key, its busy channel
+// promoted mid-bucket 300 days ago. Every few steps it reads a key page by page,
 // both directions, random page sizes and ranges, through the writer and
 // through repositories whose clocks are 3 days ahead and 20 minutes behind,
 // and compares with a model kept per view. A failure names the seed; rerun
@@ -46,6 +47,7 @@ func TestModel(t *testing.T) {
 	ks, s := refKeyspace(t)
 	sharded := flavorKeyspace(t, s, shardedChatFlavor(0))
 	rebucketed := flavorKeyspace(t, s, rebucketedChatFlavor(0))
+	hot := flavorKeyspace(t, s, hotChatFlavor(0))
 	seeds := []int64{*modelSeed}
 	if *modelSeed == 0 {
 		seeds = seeds[:0]
@@ -56,18 +58,22 @@ func TestModel(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			t.Parallel()
-			runModel(t, s, ks, sharded, rebucketed, seed, *modelSteps)
+			runModel(t, s, modelKeyspaces{ks, sharded, rebucketed, hot}, seed, *modelSteps)
 		})
 	}
 }
 
-func runModel(t *testing.T, s *gocql.Session, ks, shardedKS, rebucketedKS string, seed int64, steps int) {
+// modelKeyspaces are the keyspaces of the model's flavors.
+type modelKeyspaces struct{ ref, sharded, rebucketed, hot string }
+
+func runModel(t *testing.T, s *gocql.Session, ks modelKeyspaces, seed int64, steps int) {
 	r := &runner{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x7a6d)), counts: map[string]int{}}
-	chat := newSim(r, s, ks, chatFlavor(seed))
-	iot := newSim(r, s, ks, iotFlavor(seed))
-	shardedChat := newSim(r, s, shardedKS, shardedChatFlavor(seed))
-	rebucketedChat := newSim(r, s, rebucketedKS, rebucketedChatFlavor(seed))
-	actors := []actor{chat, iot, shardedChat, rebucketedChat}
+	chat := newSim(r, s, ks.ref, chatFlavor(seed))
+	iot := newSim(r, s, ks.ref, iotFlavor(seed))
+	shardedChat := newSim(r, s, ks.sharded, shardedChatFlavor(seed))
+	rebucketedChat := newSim(r, s, ks.rebucketed, rebucketedChatFlavor(seed))
+	hotChat := newSim(r, s, ks.hot, hotChatFlavor(seed))
+	actors := []actor{chat, iot, shardedChat, rebucketedChat, hotChat}
 	start := time.Now()
 	for r.step = 1; r.step <= steps; r.step++ {
 		r.runDue()
@@ -80,14 +86,15 @@ func runModel(t *testing.T, s *gocql.Session, ks, shardedKS, rebucketedKS string
 	}
 	r.runAll()
 	// Let every short TTL run out, so the final reads see expired rows gone.
-	for _, at := range []time.Time{chat.truth.lastExpiry(), iot.truth.lastExpiry(), shardedChat.truth.lastExpiry(), rebucketedChat.truth.lastExpiry()} {
+	for _, at := range []time.Time{chat.truth.lastExpiry(), iot.truth.lastExpiry(), shardedChat.truth.lastExpiry(),
+		rebucketedChat.truth.lastExpiry(), hotChat.truth.lastExpiry()} {
 		time.Sleep(time.Until(at.Add(expiryMargin)))
 	}
 	for _, a := range actors {
 		a.finalCheck(r)
 	}
-	t.Logf("seed %d: %d steps, %d chat, %d iot, %d sharded chat and %d rebucketed chat items, %v; %v", seed, steps,
-		len(chat.ids), len(iot.ids), len(shardedChat.ids), len(rebucketedChat.ids), time.Since(start).Round(time.Millisecond), r.counts)
+	t.Logf("seed %d: %d steps, %d chat, %d iot, %d sharded, %d rebucketed and %d per-key sharded chat items, %v; %v", seed, steps,
+		len(chat.ids), len(iot.ids), len(shardedChat.ids), len(rebucketedChat.ids), len(hotChat.ids), time.Since(start).Round(time.Millisecond), r.counts)
 }
 
 // actor is one flavor's sim, whatever its item type.
@@ -101,6 +108,11 @@ type actor interface {
 // readers whose clocks are shifted: what is alive is the database's call,
 // not the reader's clock, so they must read the same.
 func newSim[T comparable](r *runner, s *gocql.Session, ks string, f *flavor[T]) *sim[T] {
+	if f.setup != nil {
+		if err := f.setup(s, ks); err != nil {
+			r.t.Fatalf("set up %s: %v", f.name, err)
+		}
+	}
 	fx := &faultExec{}
 	clk := &clock{}
 	open := func(opts repo.Options) *repo.Repo[T] {

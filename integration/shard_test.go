@@ -2,12 +2,14 @@ package integration
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
@@ -82,4 +84,123 @@ func TestShardedViewRepairAndDrift(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("after repair, pages of 7: %v, want %v", got, want)
 	}
+}
+
+// TestPerKeyPromotion: on a real node, a view with per-key shards keeps
+// every key in one partition per bucket until one of them is written hot:
+// the writer promotes it on its own (Options.PromoteAfter), every repository
+// learns of it within SchemeRefresh, and from the promotion's instant its
+// rows spread over the shards while the quiet key's stay in one partition.
+// Both read back exactly, through a repository opened before the promotion.
+func TestPerKeyPromotion(t *testing.T) {
+	ctx := t.Context()
+	ks := testKeyspace(t)
+	s := connect(t, "")
+	views := refmodel.ChatViews()
+	views[0].Shards, views[0].PerKeyShards = 4, true // messages_by_channel
+	if err := schema.Apply(ctx, s, ks, views); err != nil {
+		t.Fatal(err)
+	}
+	drifts, err := schema.Check(ctx, s, ks.Name, views)
+	if err != nil || len(drifts) != 0 {
+		t.Fatalf("check: %v, %v", drifts, err)
+	}
+	const refresh = 200 * time.Millisecond
+	open := func() *repo.Repo[refmodel.Message] {
+		r, err := repo.Open[refmodel.Message](ctx, s, ks.Name, views, repo.Options{SchemeRefresh: refresh, PromoteAfter: 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	writer, reader := open(), open()
+	start := time.Now()
+	var hot, quiet []int64
+	for i := 0; time.Since(start) < 2*time.Second; i++ {
+		m := refmodel.Message{ChannelID: 7, AuthorID: 1, MessageID: snowflakeAt(t, time.Now(), uint64(i)), Body: "hot"}
+		if err := writer.Put(ctx, &m); err != nil {
+			t.Fatal(err)
+		}
+		hot = append(hot, m.MessageID)
+		if i%10 == 0 {
+			q := refmodel.Message{ChannelID: 8, AuthorID: 1, MessageID: snowflakeAt(t, time.Now(), uint64(i+1)), Body: "quiet"}
+			if err := writer.Put(ctx, &q); err != nil {
+				t.Fatal(err)
+			}
+			quiet = append(quiet, q.MessageID)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	promos, err := schema.Promotions(ctx, s, ks.Name, "messages_by_channel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := promos["7"]
+	if !ok || len(promos) != 1 || p.Shards != 4 || p.From.Before(start) {
+		t.Fatalf("promotions %+v: want channel 7 alone, to 4 shards", promos)
+	}
+	t.Logf("channel 7 promoted: %s, from %s (%v after the first write)", p.Reason, p.From.Format(time.RFC3339Nano), p.From.Sub(start).Round(time.Millisecond))
+
+	// Where the rows are.
+	perShard := map[int]int{}
+	it := s.Query(fmt.Sprintf(`SELECT channel_id, shard, message_id FROM %s.messages_by_channel WHERE channel_id IN (7, 8) AND bucket = ? AND shard IN (0, 1, 2, 3)`, ks.Name),
+		int64(chatBucketOf(t, start))).Iter()
+	var ch, id int64
+	var shard int
+	for it.Scan(&ch, &shard, &id) {
+		at := snowflakeTime(id)
+		switch {
+		case ch == 8 && shard != 0:
+			t.Errorf("quiet channel 8 has a row in shard %d", shard)
+		case ch == 7 && at.Before(p.From) && shard != 0:
+			t.Errorf("channel 7 row from before the promotion in shard %d", shard)
+		case ch == 7 && !at.Before(p.From):
+			perShard[shard]++
+		}
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(perShard) != 4 {
+		t.Errorf("channel 7 rows after the promotion in shards %v, want all 4", perShard)
+	}
+
+	for _, c := range []struct {
+		key     int64
+		want    []int64
+		queries int
+	}{{7, hot, 5}, {8, quiet, 2}} {
+		want := slices.Clone(c.want)
+		slices.Reverse(want)
+		var got []int64
+		for m, err := range reader.All(ctx, repo.Query{View: "messages_by_channel", Key: repo.Key{c.key}, Limit: 13}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, m.MessageID)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("channel %d: read %d messages, want the %d written", c.key, len(got), len(want))
+		}
+		page, err := reader.Latest(ctx, "messages_by_channel", repo.Key{c.key}, 10)
+		if err != nil || page.Stats.Queries != c.queries {
+			t.Fatalf("channel %d latest 10: %d queries (%v), want %d", c.key, page.Stats.Queries, err, c.queries)
+		}
+	}
+}
+
+func chatBucketOf(t *testing.T, at time.Time) bucket.Bucket {
+	t.Helper()
+	b, err := refmodel.ChatScheme().Of(at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func snowflakeTime(id int64) time.Time {
+	var b bucket.ID
+	binary.BigEndian.PutUint64(b[8:], uint64(id))
+	at, _ := bucket.DiscordSnowflake().Time(b)
+	return at
 }
