@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,6 +188,20 @@ func TestPerKeyPromotion(t *testing.T) {
 			t.Fatalf("channel %d latest 10: %d queries (%v), want %d", c.key, page.Stats.Queries, err, c.queries)
 		}
 	}
+
+	// The command lists the promotion and promotes another key by hand.
+	c := cluster(t)
+	bin := buildTsbucket(t)
+	conn := []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", ks.Name, "--view", "messages_by_channel"}
+	code, out, errOut := tsbucket(t, bin, append([]string{"hotkeys"}, conn...)...)
+	if code != 0 || !strings.Contains(out, "1 key(s) promoted to 4 shards") || !strings.Contains(out, "40 rows to bucket") {
+		t.Fatalf("hotkeys: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = tsbucket(t, bin, append([]string{"hotkeys", "--promote", "8"}, conn...)...)
+	if code != 0 || !strings.Contains(out, "promoted 8 of messages_by_channel to 4 shards") || !strings.Contains(out, "2 key(s) promoted") {
+		t.Fatalf("hotkeys --promote: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Logf("tsbucket hotkeys printed:\n%s", out)
 }
 
 func chatBucketOf(t *testing.T, at time.Time) bucket.Bucket {
