@@ -83,6 +83,22 @@ bench-shards:
 	scripts/ensure-deps.sh
 	$(GO) run ./bench/cmd/tsbucket-bench -only hotshard -nodes 3 $(BENCHFLAGS)
 
+# Beyond the memtable (BENCHMARKS.md, "Scale run"): the chat views loaded with
+# SCALE_SIZES messages one after another on one local node (Zipf-skewed
+# channels, 2% deleted, flushed with nodetool, TWCS compacting), tsbucket's
+# reads against hand-written gocql at each size; then SCALE_RF3_SIZES on a
+# local 3-node cluster at RF 3. Writes docs/bench/scale.json,
+# docs/bench/scale-rf3.json, docs/bench/scale.png and BENCHMARKS.md's scale
+# section. Not part of make test: about 20 minutes on one node and 15 on three
+# with the defaults on 2 cores. SCALE_RF3_SIZES= skips the 3-node run.
+SCALE_SIZES ?= 250000,1000000,3000000
+SCALE_RF3_SIZES ?= 100000,300000,600000
+.PHONY: bench-scale
+bench-scale:
+	scripts/ensure-deps.sh
+	$(GO) run ./bench/cmd/tsbucket-bench -scale -sizes $(SCALE_SIZES) $(BENCHFLAGS)
+	$(if $(SCALE_RF3_SIZES),$(GO) run ./bench/cmd/tsbucket-bench -scale -nodes 3 -sizes $(SCALE_RF3_SIZES) $(BENCHFLAGS))
+
 # Every fuzz target of every package, FUZZTIME each (scripts/fuzz.sh).
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh

@@ -6,6 +6,7 @@
 //	go run ./bench/cmd/tsbucket-bench            # full run, about 4 minutes
 //	go run ./bench/cmd/tsbucket-bench -quick     # every scenario, small sizes
 //	go run ./bench/cmd/tsbucket-bench -only hotshard -nodes 3   # write sharding (make bench-shards)
+//	go run ./bench/cmd/tsbucket-bench -scale                     # beyond the memtable (make bench-scale)
 package main
 
 import (
@@ -41,6 +42,10 @@ type options struct {
 	quick, keep                     bool
 	rounds, nodes                   int
 	timeout                         time.Duration
+
+	scale    bool   // the scale run (scale.go)
+	sizes    string // its sizes
+	nodetool bool   // flush an external cluster on this machine with nodetool
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -55,9 +60,17 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.only, "only", "", "comma-separated scenarios to run (dense,sparse,writes,hot,deep); use with -out elsewhere and -markdown \"\"; \"hotshard\" alone runs the write-sharding benchmark instead (out/hotshard.json, tables on stdout)")
 	fs.IntVar(&o.nodes, "nodes", 1, "nodes of the local Cassandra cluster when one is started (1 or 3)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (the client side) to this file")
-	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
+	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long (-scale: 3h unless set)")
+	fs.BoolVar(&o.scale, "scale", false, "the scale run instead (make bench-scale): out/scale.json (scale-rf3.json with -nodes 3), out/scale.png and BENCHMARKS.md's scale section")
+	fs.StringVar(&o.sizes, "sizes", "", "with -scale: comma-separated message counts, increasing (default 250000,1000000,3000000)")
+	fs.BoolVar(&o.nodetool, "nodetool", false, "with -scale and TSBUCKET_HOSTS: flush through nodetool on JMX ports 7100, 7200, 7300 of this machine, as for a local cluster")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	timeoutSet := false
+	fs.Visit(func(f *flag.Flag) { timeoutSet = timeoutSet || f.Name == "timeout" })
+	if o.scale && !timeoutSet {
+		o.timeout = 3 * time.Hour
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -81,6 +94,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.only == hotshard {
 		return runShards(ctx, o, cl, stdout, stderr)
+	}
+	if o.scale {
+		return runScale(ctx, o, args, cl, stdout, stderr)
 	}
 	cfg := bench.Config{}
 	if o.quick {
