@@ -167,16 +167,18 @@ func rebucketedChatFlavor(seed int64) *flavor[refmodel.Message] {
 // once per test binary so that every seed registers the same ones:
 //
 //	messages_by_channel: 10 days, 1 day from ~400 days ago, 20 days from ~100 days ago
-//	messages_by_author:  10 days, 30 days from ~200 days ago, 1 hour from ~3 days ago
+//	messages_by_author:  10 days, 30 days from ~200 days ago, 1 hour from 3-33 days ago
 var schemeChanges = sync.OnceValues(func() (bucket.Scheme, bucket.Scheme) {
 	tenDays := refmodel.ChatViews()[0].Scheme
 	now := time.Now().UTC()
+	// boundary is the start of the bucket of s holding the instant ago
+	// before now: in the past, so items stamped at it are accepted.
 	boundary := func(s bucket.Scheme, ago time.Duration) time.Time {
 		b, err := s.Of(now.Add(-ago))
 		if err != nil {
 			panic(err)
 		}
-		return s.End(b)
+		return s.Start(b)
 	}
 	then := func(s bucket.Scheme, at time.Time, next bucket.Scheme) bucket.Scheme {
 		h, err := s.Then(at, next)

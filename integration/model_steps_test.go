@@ -14,8 +14,12 @@ func (s *sim[T]) writeStep(r *runner) {
 	switch x := r.rng.IntN(100); {
 	case x < 22:
 		s.do(r, call[T]{op: "put", items: []T{s.newItem(r)}})
-	case x < 32:
+	case x < 27:
 		s.do(r, call[T]{op: "putmany", items: s.batch(r)})
+	case x < 32:
+		// A burst of recent items: the busy key becomes dense, and its
+		// newest pages are read from its newest buckets without the index.
+		s.do(r, call[T]{op: "putmany", items: s.burst(r)})
 	case x < 44 && len(s.ids) > 0:
 		s.do(r, call[T]{op: "put", items: []T{s.edited(s.pick(r))}})
 	case x < 54 && len(s.ids) > 0:
@@ -28,12 +32,15 @@ func (s *sim[T]) writeStep(r *runner) {
 		s.faulty(r)
 	case x < 83:
 		s.expiring(r)
+	case x < 90 && r.rng.IntN(3) == 0:
+		// Further ahead than MaxFutureSkew (1 h): refused, nothing written.
+		c := call[T]{op: "put", items: []T{s.itemAt(r, time.Now().Add(time.Hour+time.Minute+r.duration(23*time.Hour)))}}
+		s.refused(r, c, repo.ErrBadID)
+		s.ids = s.ids[:len(s.ids)-1]
+		delete(s.items, s.f.id(c.items[0]))
 	case x < 90:
-		// Up to a day ahead: beyond MaxFutureSkew too, which the index serves.
+		// Up to 50 minutes ahead: read first newest-first, by every reader.
 		ahead := time.Minute + r.duration(49*time.Minute)
-		if r.rng.IntN(3) == 0 {
-			ahead = time.Hour + r.duration(23*time.Hour)
-		}
 		s.do(r, call[T]{op: "put", items: []T{s.itemAt(r, time.Now().Add(ahead))}})
 	case x < 95:
 		s.refusedStep(r)
@@ -111,9 +118,8 @@ func (s *sim[T]) expiring(r *runner) {
 }
 
 // refusedStep tries a write the repository must refuse before sending
-// anything: a TTL the views forbid. (An item stamped beyond MaxFutureSkew is
-// refused only without the presence index, which the model does not run;
-// with it such items are ordinary future items, see the future step.)
+// anything: a TTL the views forbid. (Items stamped beyond MaxFutureSkew are
+// refused in the future step.)
 func (s *sim[T]) refusedStep(r *runner) {
 	bad := []time.Duration{1500 * time.Millisecond}
 	if s.hasTTLView() {
@@ -189,6 +195,15 @@ func (s *sim[T]) itemAt(r *runner, at time.Time) T {
 	s.items[id] = it
 	s.ids = append(s.ids, id)
 	return it
+}
+
+// burst is 6 to 12 new items stamped within the last ten minutes.
+func (s *sim[T]) burst(r *runner) []T {
+	items := make([]T, 6+r.rng.IntN(7))
+	for i := range items {
+		items[i] = s.itemAt(r, time.Now().Add(-r.duration(10*time.Minute)))
+	}
+	return items
 }
 
 // batch is 2 to 5 items for PutMany: new ones, and sometimes an edit; never

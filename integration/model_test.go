@@ -29,7 +29,8 @@ var (
 // deletes (also with the timestamp of the newest write: a tombstone wins the
 // tie), writes that fail part-way (a statement failed before it is sent, or
 // after it was applied) retried later with RetryOf, rows with a 2-5 s TTL
-// that expire during the run, items stamped up to 50 minutes ahead, and
+// that expire during the run, items stamped up to 50 minutes ahead (and
+// refused beyond MaxFutureSkew), and
 // writes that must be refused. A third chat flavor writes each bucket over
 // three shards, a fourth uses views whose bucket width changed twice
 // within the two years (narrower then wider, wider then hourly), with items

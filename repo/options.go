@@ -35,6 +35,16 @@ type Options struct {
 	ProbeConcurrency int
 	// NoPresenceIndex turns the bucket-presence index off for writes and reads.
 	NoPresenceIndex bool
+	// ProbeUnindexed makes a read of a key the presence index lists nothing
+	// for probe its buckets one by one (EmptyBucketBudget, ProbeAfter,
+	// ProbeConcurrency), as a walk without the index does: for tables that
+	// other tools also write, without the index. Off by default, a key
+	// without entries holds nothing and costs one request to read.
+	ProbeUnindexed bool
+	// ReadHintsSize bounds the keys remembered as dense (their newest page
+	// filled from adjacent buckets), which read without asking the presence
+	// index first. Default 100,000; negative turns the hints off.
+	ReadHintsSize int
 	// PresenceCacheSize bounds the (view, key, bucket) entries remembered as
 	// written to the presence index. Default 100,000.
 	PresenceCacheSize int
@@ -59,13 +69,15 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Logger receives rare events (never errors that are also returned). Optional.
 	Logger *slog.Logger
-	// MaxFutureSkew bounds how far ahead of the clock items may be stamped
-	// (device clocks, clock skew) where reads cannot see further: without the
-	// presence index, newest-first walks start that far ahead of the
-	// reader's clock, and writes stamped further ahead of the writer's clock
-	// are refused with ErrBadID, so every accepted item is visible in both
-	// directions. With the index (the default) reads list buckets without an
-	// upper bound and nothing is refused. Default 1 hour.
+	// MaxFutureSkew bounds how far ahead of the writer's clock an item may be
+	// stamped (device clocks, clock skew): writes stamped further ahead are
+	// refused with ErrBadID. It is what lets a newest-first read of a busy
+	// key stop at its newest bucket without asking the presence index: no
+	// accepted item can lie beyond the bucket of the reader's clock plus
+	// twice MaxFutureSkew (the second for a reader's clock behind a
+	// writer's). Every process writing a keyspace should use the same
+	// value. Without the presence index, newest-first walks start that far
+	// ahead of the reader's clock. Default 1 hour.
 	MaxFutureSkew time.Duration
 	// SchemeRefresh is how often a repository opened with Open reloads the
 	// views' bucket scheme histories from the cluster, so that a change
@@ -113,6 +125,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PresenceCacheSize == 0 {
 		o.PresenceCacheSize = 100_000
+	}
+	if o.ReadHintsSize == 0 {
+		o.ReadHintsSize = 100_000
 	}
 	if o.BatchMaxBytes == 0 {
 		o.BatchMaxBytes = 5 << 10

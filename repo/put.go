@@ -132,15 +132,13 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	return r.fanoutResult(rows, errs, cfg.timestamp)
 }
 
-// checkFuture refuses, without the presence index, rows stamped further
-// ahead of the writer's clock than Options.MaxFutureSkew: newest-first walks
-// without the index start that far ahead, so such a row could be found
-// oldest-first and not newest-first. With the index, whose listing is open
-// at the top, every such row is found both ways, and nothing is refused.
+// checkFuture refuses rows stamped further ahead of the writer's clock than
+// Options.MaxFutureSkew. Reads rely on it: a newest-first read that fills its
+// page from the bucket of its clock (plus twice the skew) asks nothing
+// newer, and without the presence index walks start that far ahead, so a
+// row stamped further ahead could be found oldest-first and not
+// newest-first.
 func (r *Repo[T]) checkFuture(rows []row, now time.Time) error {
-	if !r.opts.NoPresenceIndex {
-		return nil
-	}
 	limit := now.Add(r.opts.MaxFutureSkew)
 	for _, rw := range rows {
 		at, err := rw.v.spec.Kind.Time(rw.id)

@@ -29,6 +29,7 @@ type Repo[T any] struct {
 	views    map[string]*view
 	order    []*view // views sorted by name: deterministic fan-out order
 	presence *presenceCache
+	hints    *readHints
 	flights  *flightGroup[T]
 	schemes  schemeReload // set by Open: the views are registered in the keyspace
 }
@@ -123,6 +124,7 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 		mapper:   newMapper(),
 		views:    make(map[string]*view, len(views)),
 		presence: newPresenceCache(opts.PresenceCacheSize),
+		hints:    newReadHints(max(opts.ReadHintsSize, 0)),
 		flights:  newFlightGroup[T](),
 	}
 	if opts.WrapExecutor != nil {

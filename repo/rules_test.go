@@ -452,26 +452,53 @@ func TestFutureStampedItems(t *testing.T) {
 		if err != nil || !slices.Equal(ids(p.Items...), ids(ahead)) {
 			t.Fatalf("no index %v: latest got %v (%v), want the item stamped ahead", noIndex, ids(p.Items...), err)
 		}
-		// A day ahead: refused without the index (a newest-first walk could not
-		// find it); with the index, accepted and read first.
+		// A day ahead: refused beyond MaxFutureSkew, with the index or without
+		// (a newest-first read of a busy key stops at its horizon).
 		far := f.msg(1, f.now.Add(24*time.Hour), 0)
-		err = f.r.Put(t.Context(), &far)
-		if noIndex {
-			if !errors.Is(err, ErrBadID) {
-				t.Fatalf("no index: got %v, want ErrBadID beyond MaxFutureSkew", err)
+		if err := f.r.Put(t.Context(), &far); !errors.Is(err, ErrBadID) {
+			t.Fatalf("no index %v: got %v, want ErrBadID beyond MaxFutureSkew", noIndex, err)
+		}
+	}
+}
+
+// TestFutureStampedItemsOfADenseKey: a dense key reads its newest bucket
+// alone, and still sees items stamped ahead of the reader's clock, up to
+// MaxFutureSkew ahead of a writer whose clock is as far ahead of the
+// reader's: the horizon covers both, and a page whose head bucket is not the
+// horizon's asks the index.
+func TestFutureStampedItemsOfADenseKey(t *testing.T) {
+	const skew = 2 * time.Hour
+	f := newChat(t, Options{MaxFutureSkew: skew})
+	s := refmodel.ChatScheme()
+	for _, toEdge := range []time.Duration{5 * 24 * time.Hour, 3 * time.Hour, 30 * time.Minute} {
+		f.now = s.End(clampedBucket(s, f.now)).Add(-toEdge) // the reader's clock
+		var dense []refmodel.Message
+		for i := range 20 {
+			dense = append(dense, f.msg(2, f.now.Add(-time.Duration(i+1)*time.Minute), int64(i)))
+		}
+		f.put(dense...)
+		for range 2 { // the second read is hinted dense
+			if p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(2)}, 5); err != nil || len(p.Items) != 5 {
+				t.Fatal(p, err)
 			}
-			continue
 		}
-		if err != nil {
-			t.Fatal(err)
+		// A writer whose clock is skew ahead stamps an item skew ahead of it.
+		readerNow, writerNow := f.now, f.now.Add(skew)
+		ahead := f.msg(2, writerNow.Add(skew-time.Minute), 99)
+		f.now = writerNow // the write, by that writer
+		f.put(ahead)
+		f.now = readerNow
+		f.fake.take()
+		p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(2)}, 5)
+		if err != nil || len(p.Items) != 5 || p.Items[0].MessageID != ahead.MessageID {
+			t.Fatalf("%v before a bucket edge: latest %v (%v), want the item stamped ahead first", toEdge, ids(p.Items...), err)
 		}
-		p, err = f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 1)
-		if err != nil || !slices.Equal(ids(p.Items...), ids(far)) {
-			t.Fatalf("latest got %v (%v), want the item a day ahead", ids(p.Items...), err)
+		wantQueries := 1 // the horizon is the head's bucket
+		if toEdge < 2*skew {
+			wantQueries = 2 // head and index, in parallel
 		}
-		got := f.all(Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 2, Direction: OldestFirst, From: f.now.Add(-time.Hour)})
-		if !slices.Equal(got, ids(now, ahead, far)) {
-			t.Fatalf("oldest-first got %v, want %v", got, ids(now, ahead, far))
+		if got := len(f.fake.take()); p.Stats.Queries != wantQueries || got != wantQueries {
+			t.Fatalf("%v before a bucket edge: %d queries (%d sent), want %d", toEdge, p.Stats.Queries, got, wantQueries)
 		}
 	}
 }
@@ -784,5 +811,131 @@ func TestPresenceEntryOutlivesItsRows(t *testing.T) {
 	got := f.all(Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10})
 	if want := ids(late, older); !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// TestRequestsPerRead pins the read path's cost in requests (issue 15): a
+// key never written costs one; a dense key's newest page one, once the
+// read hints know it (and two the first time: the index, then the bucket);
+// a sparse key's page the index and the buckets it lists, never an empty
+// one; a dense key's deep pages by cursor one, or two when a page crosses
+// into the next bucket, as a hand-written walk; 200 identical concurrent
+// reads one round. Every page stays exact.
+func TestRequestsPerRead(t *testing.T) {
+	f := newChat(t, Options{})
+	s := refmodel.ChatScheme()
+	w := refmodel.ChatWidth
+	latest := func(ch int64, limit int) Page[refmodel.Message] {
+		t.Helper()
+		f.fake.take()
+		p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{ch}, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sent := len(f.fake.take()); sent != p.Stats.Queries {
+			t.Fatalf("stats say %d queries, %d were sent", p.Stats.Queries, sent)
+		}
+		return p
+	}
+	// Never written.
+	if p := latest(404, 50); p.Stats.Queries != 1 || len(p.Items) != 0 || p.Stats.Stop != StopEnd {
+		t.Fatalf("never-written key: %+v", p.Stats)
+	}
+	// Dense: 3 buckets of 60 items each.
+	start := s.Start(clampedBucket(s, f.now))
+	var dense []refmodel.Message
+	for b := range 3 {
+		for i := range 60 {
+			at := start.Add(-time.Duration(b) * w).Add(time.Duration(i+1) * time.Minute)
+			dense = append(dense, f.msg(1, at, int64(b*100+i)))
+		}
+	}
+	f.put(dense...)
+	newest := slices.Clone(dense)
+	slices.SortFunc(newest, func(a, b refmodel.Message) int { return int(b.MessageID - a.MessageID) })
+	if p := latest(1, 50); p.Stats.Queries != 2 || !slices.Equal(ids(p.Items...), ids(newest[:50]...)) {
+		t.Fatalf("dense key, first read: %+v", p.Stats)
+	}
+	p := latest(1, 50)
+	if p.Stats.Queries != 1 || !slices.Equal(ids(p.Items...), ids(newest[:50]...)) {
+		t.Fatalf("dense key, hinted: %+v", p.Stats)
+	}
+	// Deep pages by cursor: 1 request, 2 when crossing into the next bucket.
+	var got []int64
+	queries := 0
+	q := Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 50, Cursor: p.Cursor}
+	got = append(got, ids(p.Items...)...)
+	for q.Cursor != "" {
+		f.fake.take()
+		pg, err := f.r.Read(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		switch first, last := pg.Items[0], pg.Items[len(pg.Items)-1]; {
+		case pg.Stats.Stop != StopFull:
+			// The last page: its bucket, the empty one below, and the index
+			// saying nothing is older.
+			want = 3
+		case f.bucketOf(first) != f.bucketOf(last):
+			want = 2
+		}
+		if pg.Stats.Queries != want {
+			t.Fatalf("deep page %d..: %d queries, want %d", len(got), pg.Stats.Queries, want)
+		}
+		queries += pg.Stats.Queries
+		got = append(got, ids(pg.Items...)...)
+		q.Cursor = pg.Cursor
+	}
+	if !slices.Equal(got, ids(newest...)) {
+		t.Fatalf("deep pages: %d items, want %d", len(got), len(newest))
+	}
+	t.Logf("dense key: %d items in %d pages after the first, %d queries", len(got), (len(got)-50+49)/50, queries)
+
+	// Sparse: one item every 12 buckets; the page lists and reads 5 buckets.
+	var sparse []refmodel.Message
+	for i := range 5 {
+		sparse = append(sparse, f.msg(2, f.now.Add(-time.Duration(3+12*i)*w), int64(i)))
+	}
+	f.put(sparse...)
+	if p := latest(2, 5); p.Stats.Queries != 6 || p.Stats.EmptyBuckets != 0 || !slices.Equal(ids(p.Items...), ids(sparse...)) {
+		t.Fatalf("sparse key: %+v, items %v", p.Stats, ids(p.Items...))
+	}
+}
+
+// bucketOf is the chat bucket of m.
+func (f *chatFixture) bucketOf(m refmodel.Message) bucket.Bucket {
+	at, _ := bucket.DiscordSnowflake().Time(idOf(m.MessageID))
+	return clampedBucket(refmodel.ChatScheme(), at)
+}
+
+// TestProbeUnindexed: rows another tool wrote without the presence index are
+// found by a repository with ProbeUnindexed, and by default not looked for:
+// a key without index entries costs one request.
+func TestProbeUnindexed(t *testing.T) {
+	f := newChat(t, Options{})
+	legacy, err := New[refmodel.Message](tripwireSession(), "ks", f.views, Options{Now: f.clock, WrapExecutor: f.fake.wrap, NoPresenceIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []refmodel.Message
+	for i := range 4 {
+		m := f.msg(3, f.now.Add(-time.Duration(i*5)*refmodel.ChatWidth), int64(i))
+		if err := legacy.Put(t.Context(), &m); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, m)
+	}
+	p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(3)}, 10)
+	if err != nil || len(p.Items) != 0 || p.Stats.Queries != 1 {
+		t.Fatalf("default: %d items in %d queries (%v), want none in 1", len(p.Items), p.Stats.Queries, err)
+	}
+	probing, err := New[refmodel.Message](tripwireSession(), "ks", f.views, Options{Now: f.clock, WrapExecutor: f.fake.wrap, ProbeUnindexed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = probing.Latest(t.Context(), "messages_by_channel", Key{int64(3)}, 10)
+	if err != nil || !slices.Equal(ids(p.Items...), ids(want...)) {
+		t.Fatalf("ProbeUnindexed: %v (%v), want %v", ids(p.Items...), err, ids(want...))
 	}
 }

@@ -44,6 +44,10 @@ type walk[T any] struct {
 	lookbackFloor      bool
 	top                bucket.Bucket // newest bucket a walk without the index starts from
 	present            bucket.Bucket // the bucket of now: empty buckets above it are not counted against the budget
+	// horizon is the newest bucket an accepted item can be in: writes
+	// stamped more than MaxFutureSkew ahead of the writer's clock are
+	// refused, and a reader's clock may lag a writer's by as much again.
+	horizon bucket.Bucket
 
 	items []T
 	stats ReadStats
@@ -51,6 +55,9 @@ type walk[T any] struct {
 	// that stops early continues after it.
 	visited    bucket.Bucket
 	hasVisited bool
+	// gap says the walk met an empty bucket at or below the present one: the
+	// key is not dense (buckets ahead of now are empty as a rule).
+	gap bool
 }
 
 // plan validates q and works out where the walk starts and stops.
@@ -215,8 +222,10 @@ func (w *walk[T]) setBucketBounds(cur *cursor, from, to time.Time) error {
 	}
 	w.present = at(w.now)
 	w.top = w.ceiling
+	w.horizon = w.ceiling
 	if !w.ceilinged {
 		w.top = at(w.now.Add(w.r.opts.MaxFutureSkew))
+		w.horizon = at(w.now.Add(2 * w.r.opts.MaxFutureSkew))
 	}
 	return nil
 }
@@ -263,6 +272,11 @@ func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 		}
 	}
 	p.Stats.Stop = stop
+	if w.hinted() {
+		// A key whose page filled from adjacent buckets reads from its newest
+		// bucket next time, without asking the index first.
+		w.r.hints.remember(w.hintKey(), stop == StopFull && !w.gap)
+	}
 	if m := w.r.opts.Metrics; m != nil {
 		m.ReadWalk(w.v.spec.Name, w.stats.Buckets, w.stats.EmptyBuckets, w.stats.Rows, w.stats.Queries)
 	}
@@ -270,6 +284,18 @@ func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 }
 
 func (w *walk[T]) remaining() int { return w.q.Limit - len(w.items) }
+
+// hinted reports whether the walk reads and keeps the key's read hint: a
+// newest-first walk of a bucketed view through the presence index.
+func (w *walk[T]) hinted() bool {
+	return w.q.Direction == NewestFirst && w.v.spec.Bucketed() && !w.v.idInKey &&
+		!w.r.opts.NoPresenceIndex && !w.r.opts.ProbeUnindexed
+}
+
+// hintKey names the key in the read hints.
+func (w *walk[T]) hintKey() string {
+	return string(w.q.Key.encode(append([]byte(w.v.spec.Name), 0)))
+}
 
 // boundaryCursor continues a walk that stopped early right after the last
 // bucket it finished: below its first ID (newest-first) or above its last
@@ -327,6 +353,7 @@ func (w *walk[T]) take(b bucket.Bucket, rows []T) int {
 	w.visited, w.hasVisited = b, true
 	if len(rows) == 0 {
 		w.stats.EmptyBuckets++
+		w.gap = w.gap || b <= w.present
 		return 0
 	}
 	n := min(len(rows), w.remaining())

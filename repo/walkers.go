@@ -19,12 +19,19 @@ func indirect[T any](item *T) reflect.Value { return reflect.ValueOf(item).Elem(
 // walk order. The index is the floor: it lists exactly the buckets whose
 // entries are alive, and an entry outlives the rows it stands for, so no
 // bucket with a live row is skipped however old its items' IDs are. A key
-// without any index entry (written by another tool, or before the index
-// existed) falls back to probeWalk.
+// without any index entry holds nothing (with Options.ProbeUnindexed, it is
+// probed instead, for rows other tools wrote without the index).
 func (w *walk[T]) indexWalk(ctx context.Context) (StopReason, error) {
 	if w.q.Direction == NewestFirst {
 		return w.indexNewest(ctx)
 	}
+	return w.listed(ctx)
+}
+
+// listed asks the index first, then reads the buckets it lists: one request
+// for a key that holds nothing, and none for the empty buckets of a sparse
+// one.
+func (w *walk[T]) listed(ctx context.Context) (StopReason, error) {
 	buckets, err := w.countedPresence(ctx, w.indexStart(), w.indexEnd())
 	if err != nil {
 		return 0, err
@@ -35,26 +42,33 @@ func (w *walk[T]) indexWalk(ctx context.Context) (StopReason, error) {
 	return w.visitListed(ctx, buckets, nil)
 }
 
-// indexNewest reads the bucket of now (or the ceiling) while the first index
-// query is in flight. The index is awaited even when that bucket fills the
-// page, since items stamped ahead of the reader's clock may sit in newer
-// buckets; only when the bucket is the read's ceiling (a range's end, a
-// cursor) can nothing newer exist, and then the index answer is not needed.
+// indexNewest picks how a newest-first page starts, by what the read hints
+// say of the key (readHints: a hint costs at most a request, never a row):
+//
+//   - not known as dense (sparse, empty, unknown): the index first (listed);
+//   - dense, and nothing newer than the head bucket can exist (it is the
+//     read's ceiling, from a cursor or a range's end, or the horizon: no
+//     accepted item lies beyond it): the head bucket alone, then adjacent
+//     buckets down while they hold rows (adjacent): one request for a page
+//     the newest bucket fills, like a hand-written query;
+//   - dense, with a few buckets between the head and the horizon (near a
+//     bucket boundary): those and the head read at once, then on down
+//     adjacent buckets;
+//   - dense, with many (narrow buckets): the head bucket read while the
+//     first index query is in flight, the index awaited for newer buckets.
 func (w *walk[T]) indexNewest(ctx context.Context) (StopReason, error) {
 	head := w.present
 	if w.ceilinged {
 		head = w.ceiling
 	}
-	if w.floored && head < w.floor {
+	switch {
+	case w.floored && head < w.floor:
 		// The range lies wholly ahead of now: the index alone says where.
-		buckets, err := w.countedPresence(ctx, w.indexStart(), w.indexEnd())
-		if err != nil {
-			return 0, err
-		}
-		if len(buckets) == 0 {
-			return w.unindexed(ctx, nil)
-		}
-		return w.visitListed(ctx, buckets, nil)
+		return w.listed(ctx)
+	case !w.hinted() || !w.r.hints.dense(w.hintKey()):
+		return w.listed(ctx)
+	case w.horizon-head < maxAhead:
+		return w.adjacent(ctx, w.horizon, head)
 	}
 	h, err := w.readHead(ctx, head)
 	if err != nil {
@@ -162,6 +176,53 @@ func (w *walk[T]) visitListed(ctx context.Context, buckets []bucket.Bucket, h *h
 	return w.endOfRange(), nil
 }
 
+// maxAhead bounds the buckets from the head to the horizon that a dense read
+// reads at once rather than asking the index.
+const maxAhead = 3
+
+// adjacent reads the buckets from top down to head at once (one request
+// each; top is head but near a bucket boundary), then buckets below one at a
+// time while they hold rows and the page is not full, as a hand-written walk
+// of a busy key does; at the first empty bucket at or below head it asks the
+// index for the buckets below it.
+func (w *walk[T]) adjacent(ctx context.Context, top, head bucket.Bucket) (StopReason, error) {
+	results, err := w.fetchMany(ctx, top, -1, int(top-head)+1)
+	if err != nil {
+		return 0, err
+	}
+	for i, rows := range results {
+		w.take(top-bucket.Bucket(i), rows)
+		if w.remaining() == 0 {
+			return StopFull, nil
+		}
+	}
+	// b is the lowest bucket read; while it held rows, read the one below.
+	b := head
+	for n := len(results[len(results)-1]); n > 0; {
+		if b <= w.floor {
+			return w.endOfRange(), nil
+		}
+		b--
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if n, err = w.queryBucket(ctx, b); err != nil {
+			return 0, err
+		}
+		if w.remaining() == 0 {
+			return StopFull, nil
+		}
+	}
+	if b <= w.floor {
+		return w.endOfRange(), nil
+	}
+	buckets, err := w.countedPresence(ctx, b-1, w.indexEnd())
+	if err != nil {
+		return 0, err
+	}
+	return w.visitListed(ctx, buckets, nil)
+}
+
 // endOfRange is the stop reason of a walk that went through its whole range
 // without filling the page.
 func (w *walk[T]) endOfRange() StopReason {
@@ -175,11 +236,17 @@ func (w *walk[T]) endOfRange() StopReason {
 	return StopEnd
 }
 
-// unindexed handles a range for which the index lists nothing: if the key has
-// entries elsewhere the range is empty (but for rows the head read found
-// anyway); a key without any entry may hold data written without the index,
-// so it is probed.
+// unindexed handles a range for which the index lists nothing: the range is
+// empty (but for rows the head read found anyway). With
+// Options.ProbeUnindexed a key without any entry may hold data written
+// without the index, so it is probed.
 func (w *walk[T]) unindexed(ctx context.Context, h *headRead[T]) (StopReason, error) {
+	if !w.r.opts.ProbeUnindexed {
+		if h != nil {
+			w.take(h.bucket, h.rows)
+		}
+		return w.endOfRange(), nil
+	}
 	indexed, err := w.keyIndexed(ctx)
 	if err != nil {
 		return 0, err
