@@ -32,9 +32,10 @@
 // be shorter than the view's TTL but never longer (ErrBadTTL; WithTTL(0), no
 // expiry, counts as longer on a view with a TTL): a longer-lived row would keep
 // TimeWindowCompactionStrategy from dropping its SSTable and outlive what the
-// view's schema promises. Without the presence index, an item may be stamped
-// at most Options.MaxFutureSkew ahead of the writer's clock (default 1 hour;
-// further is ErrBadID), since a newest-first walk could not find it.
+// view's schema promises. An item may be stamped at most
+// Options.MaxFutureSkew ahead of the writer's clock (default 1 hour; further
+// is ErrBadID): reads rely on that bound to know where the newest items can
+// be.
 //
 // # What a read returns
 //
@@ -48,10 +49,24 @@
 //   - With the presence index (the default), the index is the floor: it lists
 //     the buckets whose entries are alive, each entry outliving the rows it
 //     stands for, so the walk reads exactly the buckets that can hold live
-//     rows, however old their IDs are, and none that cannot. Its upper end is
-//     open, so items stamped ahead of the reader's clock are read first,
-//     newest-first as oldest-first. Keys with no entry at all (data written by
-//     other tools) are probed as below.
+//     rows, however old their IDs are, and none that cannot. A key without
+//     entries holds nothing, read in one request (Options.ProbeUnindexed
+//     probes it as below, for tables other tools write without the index).
+//   - The cost of a page (issue 15, BENCHMARKS.md): a newest-first read of a
+//     key not known to be dense asks the index first, then reads the buckets
+//     it lists. A key whose last page filled from adjacent buckets is
+//     remembered as dense (a bounded hint, Options.ReadHintsSize): its next
+//     page reads the newest bucket alone, and the buckets below it one by
+//     one while they hold rows, asking the index only at the first empty
+//     one: one request when the newest bucket fills the page, like a
+//     hand-written query, and the same for pages by cursor. That is exact
+//     because no item can be newer than the horizon, the bucket of the
+//     reader's clock plus twice MaxFutureSkew (writes further ahead of their
+//     writer's clock are refused, and a reader's clock may lag a writer's by
+//     as much again); when buckets lie between the newest and the horizon, a
+//     dense read reads them too (up to three) or asks the index at once. A
+//     wrong hint costs a request, never a row. Items stamped ahead of the
+//     reader's clock are read first, newest-first as oldest-first.
 //   - Without it (Options.NoPresenceIndex), the walk visits buckets one by one
 //     from MaxFutureSkew ahead of now (newest-first) or from its start
 //     (oldest-first, which then needs From, a cursor or MaxLookback), and
