@@ -9,7 +9,7 @@ import (
 )
 
 // stepIDs name the steps of a run, in order, for Config.Only.
-func stepIDs() []string { return []string{"dense", "sparse", "writes", "hot", "deep"} }
+func stepIDs() []string { return []string{"dense", "sparse", "empty", "writes", "hot", "deep"} }
 
 // ErrBadConfig reports an unusable Config.
 var ErrBadConfig = errors.New("bench: bad config")

@@ -156,7 +156,10 @@ func (e *env) deep(ctx context.Context) (Scenario, error) {
 	s.Depth = append(tsRows, blRows...)
 	if n := len(tsRows); n > 0 {
 		first, last := tsRows[0], tsRows[n-1]
+		t, b := s.Variants[0], s.Variants[1]
 		s.Targets = []Target{
+			atMost("queries per page vs the hand-written cursor", ratio(t.QueriesPerOp, b.QueriesPerOp), 1, "x"),
+			atLeast("throughput vs the hand-written cursor", ratio(t.Throughput, b.Throughput), 0.95, "x"),
 			atMost("p50 of the deepest tenth vs the first tenth", ratio(last.P50, first.P50), 1.5, "x"),
 			atMost("queries per page, deepest tenth vs first tenth", ratio(last.QueriesPage, first.QueriesPage), 1.2, "x"),
 		}

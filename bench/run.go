@@ -37,6 +37,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}{
 		{"dense", one(e.dense)},
 		{"sparse", one(e.sparse)},
+		{"empty", one(e.empty)},
 		{"writes", func(ctx context.Context) ([]Scenario, error) { return e.writes(ctx, g) }},
 		{"hot", one(e.hot)},
 		{"deep", one(e.deep)},

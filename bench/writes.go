@@ -251,6 +251,6 @@ func (e *env) writeScenario(ctx context.Context, id, title string, workers, perC
 	for _, v := range vs {
 		s.Variants = append(s.Variants, v.t.variant())
 	}
-	s.Targets = []Target{atLeast("throughput vs baseline", ratio(s.Variants[0].Throughput, s.Variants[1].Throughput), 0.9, "x")}
+	s.Targets = []Target{atLeast("throughput vs baseline", ratio(s.Variants[0].Throughput, s.Variants[1].Throughput), 0.95, "x")}
 	return s, nil
 }

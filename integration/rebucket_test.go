@@ -234,7 +234,8 @@ func TestRebucketRefusals(t *testing.T) {
 	if err := schema.Apply(ctx, s, ks, []schema.View{v}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{})
+	// A writer allowing items stamped up to three hours ahead.
+	r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{MaxFutureSkew: 3 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +464,8 @@ func TestRebucketedViewRepairAndCoalescing(t *testing.T) {
 	var ats []time.Time
 	for _, v := range views[:2] {
 		for _, c := range v.Scheme.Changes()[1:] {
-			for _, d := range []time.Duration{-36 * time.Hour, -time.Millisecond, 0, time.Millisecond, 3 * time.Hour, 30 * 24 * time.Hour} {
+			// All in the past: the latest change is at least 3 days old.
+			for _, d := range []time.Duration{-36 * time.Hour, -time.Millisecond, 0, time.Millisecond, 3 * time.Hour, 47 * time.Hour} {
 				ats = append(ats, c.From.Add(d))
 			}
 		}
