@@ -59,7 +59,7 @@ type ScaleConfig struct {
 func QuickScale() ScaleConfig {
 	return ScaleConfig{
 		Sizes: []int{2000, 5000}, Channels: 500, Authors: 100, SpanBuckets: 3, LoadCallers: 2, LoadChunk: 500,
-		Rounds: 2, Block: 200 * time.Millisecond, Callers: 2, DeepPages: 3, DeepKeys: 3, Check: 10, MixedRate: 50,
+		Rounds: 2, Block: 150 * time.Millisecond, Callers: 2, DeepPages: 3, DeepKeys: 3, Check: 5, MixedRate: 50,
 	}
 }
 

@@ -322,6 +322,7 @@ func (e *scaleEnv) loadMessages(ctx context.Context, n int) ([]refmodel.Message,
 	var del []refmodel.Message
 	chunk := make([]refmodel.Message, 0, c.LoadChunk)
 	seen := e.loaded
+	start, lastLog := time.Now(), time.Now()
 produce:
 	for r, k := range counts {
 		if k > 0 {
@@ -349,6 +350,11 @@ produce:
 					break produce
 				}
 				chunk = make([]refmodel.Message, 0, c.LoadChunk)
+				if time.Since(lastLog) > 30*time.Second {
+					lastLog = time.Now()
+					done := seen - e.loaded
+					e.logf("loading: %d of %d messages queued, %.0f/s", done, n, float64(done)/time.Since(start).Seconds())
+				}
 			}
 		}
 	}
