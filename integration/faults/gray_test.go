@@ -35,7 +35,7 @@ const (
 	// the fault's end. Every 10 s the hints service closes the file being
 	// written and dispatches the closed ones of every node it sees up, so
 	// delivery takes one or two of those rounds: 5-17 s after the fault with
-	// load average 6-12 on 2 cores, 34-46 s at 20-34
+	// load average 6-12 on 2 cores, 24-57 s at 20-39
 	// (RELIABILITY.md). The bound leaves room above that.
 	hintLimit = 90 * time.Second
 )
