@@ -55,9 +55,11 @@ type walk[T any] struct {
 	// that stops early continues after it.
 	visited    bucket.Bucket
 	hasVisited bool
-	// gap says the walk met an empty bucket at or below the present one: the
-	// key is not dense (buckets ahead of now are empty as a rule).
-	gap bool
+	// next and gap follow whether the walk reads the key's buckets as one run
+	// from its head down (the read hint "dense"): next is the bucket the run
+	// continues with; gap says it broke, on an empty or a skipped bucket.
+	next bucket.Bucket
+	gap  bool
 }
 
 // plan validates q and works out where the walk starts and stops.
@@ -227,6 +229,10 @@ func (w *walk[T]) setBucketBounds(cur *cursor, from, to time.Time) error {
 		w.top = at(w.now.Add(w.r.opts.MaxFutureSkew))
 		w.horizon = at(w.now.Add(2 * w.r.opts.MaxFutureSkew))
 	}
+	w.next = w.present
+	if w.ceilinged {
+		w.next = w.ceiling
+	}
 	return nil
 }
 
@@ -351,15 +357,35 @@ func (w *walk[T]) queryBucket(ctx context.Context, b bucket.Bucket) (int, error)
 func (w *walk[T]) take(b bucket.Bucket, rows []T) int {
 	w.stats.Buckets++
 	w.visited, w.hasVisited = b, true
+	w.track(b, len(rows) == 0)
 	if len(rows) == 0 {
 		w.stats.EmptyBuckets++
-		w.gap = w.gap || b <= w.present
 		return 0
 	}
 	n := min(len(rows), w.remaining())
 	w.items = append(w.items, rows[:n]...)
 	w.stats.Rows += n
 	return n
+}
+
+// track follows the run of buckets a newest-first walk reads (next, gap).
+// Buckets ahead of the head are empty as a rule and do not count; the
+// present bucket may hold nothing yet (it has just begun), and neither may
+// the head of a page bounded above by a cursor or To (its rows above the
+// bound were read before): neither breaks the run.
+func (w *walk[T]) track(b bucket.Bucket, empty bool) {
+	if w.gap || b > w.next {
+		return
+	}
+	head := w.next == w.present && !w.ceilinged || w.next == w.ceiling && w.ceilinged && w.hi != noUpper
+	switch {
+	case b == w.next && (!empty || head):
+		w.next = b - 1
+	case b == w.next-1 && !empty && head:
+		w.next = b - 1 // the head was skipped: the index did not list it
+	default:
+		w.gap = true
+	}
 }
 
 // fetch reads up to limit items of bucket b in walk order (safe to call

@@ -190,7 +190,6 @@ func (w *walk[T]) adjacent(ctx context.Context, top, head bucket.Bucket) (StopRe
 	if err != nil {
 		return 0, err
 	}
-	gap := w.gap
 	for i, rows := range results {
 		w.take(top-bucket.Bucket(i), rows)
 		if w.remaining() == 0 {
@@ -198,14 +197,11 @@ func (w *walk[T]) adjacent(ctx context.Context, top, head bucket.Bucket) (StopRe
 		}
 	}
 	// b is the lowest bucket read; while it held rows, read the one below.
-	// A head bucket bounded above by a cursor (or To) that answers nothing
-	// is no gap: its rows above the bound were read before.
+	// An empty head is no gap: the present bucket may have just begun, and
+	// a cursor's bucket has no rows below it when the last page ended with
+	// its oldest item. The one below is read all the same.
 	b := head
-	n := len(results[len(results)-1])
-	if n == 0 && w.hi != noUpper {
-		n, w.gap = 1, gap
-	}
-	for n > 0 {
+	for n := 1; n > 0; {
 		if b <= w.floor {
 			return w.endOfRange(), nil
 		}
