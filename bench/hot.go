@@ -85,8 +85,8 @@ func (e *env) hot(ctx context.Context) (Scenario, error) {
 	s.Notes = []string{
 		fmt.Sprintf("Requests per round with coalescing: %s on average, %d at most; coalesced rounds took %.2f ms of wall time on average.",
 			num(ratio(float64(co.sent), float64(c.Rounds))), maxQ[co], float64(wall.Microseconds())/1000/float64(c.Rounds)),
-		"One tsbucket read of this key is two requests (the newest bucket and the presence index), so one walk per round is 2 requests, and no coalescing is 2 per reader.",
-		"Coalescing merges reads that overlap in time: a reader that starts after the leader's walk has returned starts a new walk.",
+		"One tsbucket read of this key is one request (the key is dense: its newest bucket alone), so one walk per round is 1 request, and no coalescing is 1 per reader.",
+		"Coalescing merges reads that overlap in time: a reader the scheduler starts only after the leader's walk has returned (200 goroutines on 2 busy cores) starts a new walk, which is what a round of 2 requests is.",
 	}
 	return s, nil
 }
