@@ -959,3 +959,41 @@ func TestProbeUnindexed(t *testing.T) {
 		t.Fatalf("ProbeUnindexed: %v (%v), want %v", ids(p.Items...), err, ids(want...))
 	}
 }
+
+// TestDenseKeyWithNarrowBuckets: with buckets much narrower than the
+// horizon, a dense read reads its newest bucket while the index says which
+// newer buckets hold items stamped ahead, and reads those first.
+func TestDenseKeyWithNarrowBuckets(t *testing.T) {
+	views := refmodel.ChatViews()
+	tenMin, err := bucket.Fixed(10*time.Minute, bucket.DiscordSnowflake().Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range views {
+		if views[i].Bucketed() {
+			views[i].Scheme = tenMin
+		}
+	}
+	f := newChat(t, Options{}, views...)
+	f.now = tenMin.Start(clampedBucket(tenMin, f.now)).Add(5 * time.Minute) // all 30 in the newest bucket
+	var msgs []refmodel.Message
+	for i := range 30 {
+		msgs = append(msgs, f.msg(1, f.now.Add(-time.Duration(i)*5*time.Second), int64(i)))
+	}
+	f.put(msgs...)
+	for range 2 { // learn that the key is dense
+		if p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 5); err != nil || len(p.Items) != 5 {
+			t.Fatal(p.Stats, err)
+		}
+	}
+	ahead := f.msg(1, f.now.Add(50*time.Minute), 99) // five buckets ahead
+	f.put(ahead)
+	f.fake.take()
+	p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 5)
+	if err != nil || len(p.Items) != 5 || p.Items[0].MessageID != ahead.MessageID || p.Items[1].MessageID != msgs[0].MessageID {
+		t.Fatalf("latest %v (%v), want the item stamped ahead, then the newest four", ids(p.Items...), err)
+	}
+	if p.Stats.Queries != 3 {
+		t.Fatalf("%d queries, want 3: the newest bucket and the index at once, then the bucket ahead", p.Stats.Queries)
+	}
+}

@@ -74,10 +74,6 @@ func (w *walk[T]) indexNewest(ctx context.Context) (StopReason, error) {
 	if err != nil {
 		return 0, err
 	}
-	if h.full {
-		w.take(head, h.rows)
-		return StopFull, nil
-	}
 	if len(h.buckets) == 0 {
 		return w.unindexed(ctx, &h)
 	}
@@ -88,36 +84,26 @@ func (w *walk[T]) indexNewest(ctx context.Context) (StopReason, error) {
 type headRead[T any] struct {
 	bucket  bucket.Bucket
 	rows    []T
-	full    bool // the rows fill the page and nothing newer can exist
 	buckets []bucket.Bucket
 	taken   bool
 }
 
-// readHead reads head concurrently with the first presence-index query.
+// readHead reads head concurrently with the first presence-index query, and
+// awaits both: newer buckets than head may hold items.
 func (w *walk[T]) readHead(ctx context.Context, head bucket.Bucket) (headRead[T], error) {
 	type listing struct {
 		buckets []bucket.Bucket
 		err     error
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	done := make(chan listing, 1)
 	from, to := w.indexStart(), w.indexEnd()
 	go func() {
-		bs, err := w.presenceBuckets(pctx, from, to, presencePage)
+		bs, err := w.presenceBuckets(ctx, from, to, presencePage)
 		done <- listing{bs, err}
 	}()
 	w.stats.Queries += 1 + w.perBucket(head)
 	rows, err := w.fetch(ctx, head, w.remaining())
 	h := headRead[T]{bucket: head, rows: rows}
-	if err == nil && w.ceilinged && head == w.ceiling && len(rows) >= w.remaining() {
-		// Nothing newer than the ceiling can be asked for: the page is full
-		// without the index. Its query is cancelled (not counted as an error).
-		cancel()
-		<-done // never leave the goroutine behind
-		h.full = true
-		return h, nil
-	}
 	l := <-done
 	if err != nil {
 		return h, err
