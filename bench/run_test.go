@@ -24,8 +24,8 @@ func TestRunQuick(t *testing.T) {
 	for _, s := range rep.Scenarios {
 		ids = append(ids, s.ID)
 	}
-	if got, want := len(ids), 6; got != want {
-		t.Fatalf("got scenarios %v, want dense, sparse, put, putmany, hot, deep", ids)
+	if got, want := len(ids), 7; got != want {
+		t.Fatalf("got scenarios %v, want dense, sparse, empty, put, putmany, hot, deep", ids)
 	}
 	sparseLimit := float64(min(cfg.Page, cfg.SparseItems))
 	tests := []struct {
@@ -33,8 +33,11 @@ func TestRunQuick(t *testing.T) {
 		queries           float64
 	}{
 		{"dense", nameBaseline, 1},                  // the partition, named
+		{"dense", nameTS, 1},                        // the key is dense: its newest bucket alone
 		{"dense", "tsbucket, no presence index", 1}, // the current bucket holds the page
-		{"sparse", nameTS, 1 + sparseLimit},         // one index page lists them all
+		{"empty", nameTS, 1},                        // the presence index lists nothing
+		{"empty", nameBaseline, 1},
+		{"sparse", nameTS, 1 + sparseLimit}, // one index page lists them all
 		{"sparse", "naive bucket walk", (sparseLimit-1)*float64(cfg.SparseEvery) + 1},
 		{"put", nameTS, 3}, // presence entries were written by the warm-up
 		{"put", nameBaseline, 3},
@@ -56,12 +59,6 @@ func TestRunQuick(t *testing.T) {
 			}
 		})
 	}
-	// A newest-first read sends the newest bucket and the presence index
-	// together and cancels the index query when the bucket fills the page:
-	// 2 requests, or 1 when the cancellation wins the race to the wire.
-	if v, _ := scenario(t, rep, "dense").Variant(nameTS); v.QueriesPerOp < 1 || v.QueriesPerOp > 2 {
-		t.Errorf("dense, tsbucket: got %v requests per read, want 1 to 2", v.QueriesPerOp)
-	}
 	hot := scenario(t, rep, "hot")
 	if got, lo, hi := hot.Variants[1].MaxQueries, int64(cfg.HotReaders), int64(2*cfg.HotReaders); got < lo || got > hi {
 		t.Errorf("hot, no coalescing: got %d requests in a round, want %d to %d", got, lo, hi)
@@ -72,7 +69,7 @@ func TestRunQuick(t *testing.T) {
 	if many := scenario(t, rep, "putmany"); many.Variants[0].QueriesPerOp >= 3 {
 		t.Errorf("PutMany of one channel: got %v requests per message, want fewer than 3 (batched)", many.Variants[0].QueriesPerOp)
 	}
-	if deep := scenario(t, rep, "deep"); len(deep.Depth) == 0 || len(deep.Targets) != 2 {
+	if deep := scenario(t, rep, "deep"); len(deep.Depth) == 0 || len(deep.Targets) != 4 {
 		t.Errorf("deep: got %d depth rows and %d targets", len(deep.Depth), len(deep.Targets))
 	}
 	if _, err := Chart(rep); err != nil {
