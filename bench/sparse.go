@@ -94,7 +94,7 @@ func (e *env) sparse(ctx context.Context) (Scenario, error) {
 	}
 	t, b := s.Variants[0], s.Variants[1]
 	s.Targets = []Target{
-		atLeast("fewer queries than the naive walk", ratio(b.QueriesPerOp, t.QueriesPerOp), 10, "x"),
+		atLeast("fewer queries than the naive walk", ratio(b.QueriesPerOp, t.QueriesPerOp), 47, "x"),
 		atLeast("lower p50 than the naive walk", ratio(b.Latency.P50, t.Latency.P50), 5, "x"),
 	}
 	s.Notes = []string{fmt.Sprintf("The naive walk's percentiles rest on %d samples (one walk per round).", b.Ops)}
