@@ -46,6 +46,7 @@ type options struct {
 	scale    bool   // the scale run (scale.go)
 	sizes    string // its sizes
 	nodetool bool   // flush an external cluster on this machine with nodetool
+	redraw   bool   // only redraw the scale chart and section from the JSON in out
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -64,6 +65,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.scale, "scale", false, "the scale run instead (make bench-scale): out/scale.json (scale-rf3.json with -nodes 3), out/scale.png and BENCHMARKS.md's scale section")
 	fs.StringVar(&o.sizes, "sizes", "", "with -scale: comma-separated message counts, increasing (default 250000,1000000,3000000)")
 	fs.BoolVar(&o.nodetool, "nodetool", false, "with -scale and TSBUCKET_HOSTS: flush through nodetool on JMX ports 7100, 7200, 7300 of this machine, as for a local cluster")
+	fs.BoolVar(&o.redraw, "redraw", false, "with -scale: run nothing, redraw out/scale.png and the markdown's scale section from the scale reports in out")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -82,6 +84,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	o, err := parse(args, stderr)
 	if err != nil {
 		return err
+	}
+	if o.scale && o.redraw {
+		return writeScaleDocs(o)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
