@@ -24,6 +24,13 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 	}
 	var rows []row
 	for i := range items {
+		if i%256 == 0 {
+			// Deriving the rows of many items takes a while: a cancel during
+			// it returns before anything is sent.
+			if err := ctx.Err(); err != nil {
+				return r.nothingWritten(err, cfg.timestamp)
+			}
+		}
 		rs, err := r.rowsOf(&items[i])
 		if err != nil {
 			return fmt.Errorf("repo: put many: item %d: %w", i, err)
@@ -118,6 +125,16 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	}
 	r.countWrite(ctx, first, len(rows), bytes)
 	return nil
+}
+
+// nothingWritten is the *PutError of a call that sent nothing: every view
+// failed with err.
+func (r *Repo[T]) nothingWritten(err error, ts int64) error {
+	pe := &PutError{Timestamp: ts}
+	for _, v := range r.order {
+		pe.Failed = append(pe.Failed, ViewError{View: v.spec.Name, Err: err})
+	}
+	return pe
 }
 
 func (r *Repo[T]) manyResult(jobs [][]row, errs []error, ts int64) error {

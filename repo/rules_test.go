@@ -997,3 +997,19 @@ func TestDenseKeyWithNarrowBuckets(t *testing.T) {
 		t.Fatalf("%d queries, want 3: the newest bucket and the index at once, then the bucket ahead", p.Stats.Queries)
 	}
 }
+
+// TestPutManyCancelledBeforeSending: a PutMany whose context is cancelled
+// while its rows are derived sends nothing and says every view failed.
+func TestPutManyCancelledBeforeSending(t *testing.T) {
+	f := newChat(t, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := f.r.PutMany(ctx, []refmodel.Message{f.msg(1, f.now, 1), f.msg(1, f.now, 2)})
+	var pe *PutError
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &pe) || len(pe.FailedViews()) != 3 || len(pe.Written) != 0 {
+		t.Fatalf("got %v, want a PutError of every view wrapping context.Canceled", err)
+	}
+	if sent := f.fake.take(); len(sent) != 0 {
+		t.Fatalf("%d statements sent after the cancel", len(sent))
+	}
+}
