@@ -89,7 +89,7 @@ bench-shards:
 # reads against hand-written gocql at each size; then SCALE_RF3_SIZES on a
 # local 3-node cluster at RF 3. Writes docs/bench/scale.json,
 # docs/bench/scale-rf3.json, docs/bench/scale.png and BENCHMARKS.md's scale
-# section. Not part of make test: about 20 minutes on one node and 15 on three
+# section. Not part of make test: 15 to 20 minutes on one node and about 20 on three
 # with the defaults on 2 cores. SCALE_RF3_SIZES= skips the 3-node run.
 SCALE_SIZES ?= 250000,1000000,3000000
 SCALE_RF3_SIZES ?= 100000,300000,600000
