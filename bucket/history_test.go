@@ -169,3 +169,20 @@ func TestThenRefusesMisplacedChanges(t *testing.T) {
 		}
 	}
 }
+
+func TestStartAtOrAfter(t *testing.T) {
+	h := histories(t)["hour to 10m"]
+	for _, c := range []struct{ at, want time.Time }{
+		{changeAt.Add(-90 * time.Minute), changeAt.Add(-time.Hour)}, // inside an hour: its end
+		{changeAt.Add(-time.Hour), changeAt.Add(-time.Hour)},        // on a boundary: itself
+		{changeAt.Add(-time.Nanosecond), changeAt},                  // the change
+		{changeAt.Add(time.Minute), changeAt.Add(10 * time.Minute)}, // inside a 10-minute bucket
+	} {
+		if got, err := h.StartAtOrAfter(c.at); err != nil || !got.Equal(c.want) {
+			t.Errorf("StartAtOrAfter(%v) = %v, %v; want %v", c.at, got, err, c.want)
+		}
+	}
+	if _, err := h.StartAtOrAfter(time.Unix(endUnix, 0)); !errors.Is(err, ErrOutOfRange) {
+		t.Errorf("year 10000: %v", err)
+	}
+}

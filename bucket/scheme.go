@@ -236,6 +236,19 @@ func (s Scheme) start(b Bucket) time.Time {
 	return time.Time{}
 }
 
+// StartAtOrAfter returns the first bucket start at or after t: t itself on
+// a bucket boundary, else the end of t's bucket. Errors as Of.
+func (s Scheme) StartAtOrAfter(t time.Time) (time.Time, error) {
+	b, err := s.Of(t)
+	if err != nil {
+		return t, err
+	}
+	if start := s.Start(b); start.Equal(t) {
+		return start, nil
+	}
+	return s.End(b), nil
+}
+
 // Next returns b+1, saturating at the largest Bucket. Bucket numbers are
 // contiguous in every scheme, so stepping is plain integer arithmetic.
 func (s Scheme) Next(b Bucket) Bucket {

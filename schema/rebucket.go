@@ -118,16 +118,11 @@ func compactionWindowOf(v View) time.Duration {
 	return bucket.CompactionWindow(v.Scheme.Width(), v.TTL).Duration()
 }
 
-// nextBoundary is the first bucket start of s at or after t.
+// nextBoundary is the first bucket start of s at or after t (t itself when
+// out of the scheme's range: the message names it as given).
 func nextBoundary(s bucket.Scheme, t time.Time) time.Time {
-	b, err := s.Of(t)
-	if err != nil {
-		return t
-	}
-	if start := s.Start(b); start.Equal(t) {
-		return t
-	}
-	return s.End(b)
+	at, _ := s.StartAtOrAfter(t)
+	return at
 }
 
 // Rebucket changes the bucket scheme of the registered view to next from the

@@ -120,13 +120,13 @@ func rebucketFrom(text string, now time.Time, next bucket.Scheme, current func()
 		}
 		at := now.Add(d).UTC()
 		for range 10_000 {
-			if at, err = boundaryAtOrAfter(s, at); err != nil {
+			if at, err = s.StartAtOrAfter(at); err != nil {
 				return time.Time{}, usageErr("--from %q: %v", text, err)
 			}
 			if next.IsZero() {
 				return at, nil
 			}
-			nb, err := boundaryAtOrAfter(next, at)
+			nb, err := next.StartAtOrAfter(at)
 			if err != nil {
 				return time.Time{}, usageErr("--from %q: %v", text, err)
 			}
@@ -142,18 +142,6 @@ func rebucketFrom(text string, now time.Time, next bucket.Scheme, current func()
 		return time.Time{}, usageErr("--from %q: want an RFC 3339 instant or +DURATION", text)
 	}
 	return t.UTC(), nil
-}
-
-// boundaryAtOrAfter is the first bucket start of s at or after t.
-func boundaryAtOrAfter(s bucket.Scheme, t time.Time) (time.Time, error) {
-	b, err := s.Of(t)
-	if err != nil {
-		return t, err
-	}
-	if start := s.Start(b); start.Equal(t) {
-		return t, nil
-	}
-	return s.End(b), nil
 }
 
 func writeRebucketPlan(w io.Writer, keyspace string, p schema.RebucketPlan) {
