@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -80,27 +78,6 @@ func machineCPU() (busy, iowait time.Duration) {
 	return time.Duration(total-idle-wait) * clockTick, time.Duration(wait) * clockTick
 }
 
-// nodetoolFlags are conf/jvm17-clients.options of Cassandra 5.0: without
-// them the tool fails on Java 17's module boundaries.
-var nodetoolFlags = []string{
-	"--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-	"--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
-	"--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-	"--add-exports=java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED",
-	"--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
-	"--add-exports=java.rmi/sun.rmi.server=ALL-UNNAMED",
-	"--add-exports=java.sql/java.sql=ALL-UNNAMED",
-	"--add-opens=java.base/java.lang.module=ALL-UNNAMED",
-	"--add-opens=java.base/jdk.internal.loader=ALL-UNNAMED",
-	"--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
-	"--add-opens=java.base/jdk.internal.reflect=ALL-UNNAMED",
-	"--add-opens=java.base/jdk.internal.math=ALL-UNNAMED",
-	"--add-opens=java.base/jdk.internal.module=ALL-UNNAMED",
-	"--add-opens=java.base/jdk.internal.util.jar=ALL-UNNAMED",
-	"--add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED",
-	"--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-}
-
 // LocalNodetool returns a ScaleConfig.Nodetool for the nodes of a cluster
 // started by internal/localcluster: org.apache.cassandra.tools.NodeTool from
 // the same cassandra-all jars the nodes run, over each node's local JMX port
@@ -118,10 +95,7 @@ func LocalNodetool(ctx context.Context, nodes int) (func(ctx context.Context, ar
 	return func(ctx context.Context, args ...string) ([]string, error) {
 		out := make([]string, nodes)
 		for i := range nodes {
-			cmdArgs := append([]string{"-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"}, nodetoolFlags...)
-			cmdArgs = append(cmdArgs, "-Dcassandra.logdir.tools="+os.TempDir(), "-cp", filepath.Join(lib, "*"),
-				"org.apache.cassandra.tools.NodeTool", "-h", "127.0.0.1", "-p", strconv.Itoa(7100+100*i))
-			cmd := exec.CommandContext(ctx, java, append(cmdArgs, args...)...)
+			cmd := localcluster.NodetoolCommand(ctx, java, lib, 7100+100*i, args...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Run(); err != nil {

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -57,6 +58,9 @@ func TestPartitionedNode(t *testing.T) {
 		},
 		heal: func(t *testing.T) {
 			must(t, healAll())
+			if *brokenHeal {
+				must(t, leaveRule(lc, node))
+			}
 			healed := time.Now()
 			stop()
 			done.Wait()
@@ -71,7 +75,7 @@ func TestPartitionedNode(t *testing.T) {
 	report(t, "Partitioned node (TestPartitionedNode)", append(o.samples, ops...),
 		fmt.Sprintf("node3 cut off, in both directions, from nodes 1 and 2 and from the application's client (iptables DROP on lo: packets to 127.0.0.3, and packets from node3's JVM by its group ID) for %v; "+
 			"a minority client bound to %s still reaches node3 (phase \"minority\", a Put and a Latest every 100 ms). Session: %s.",
-			grayFault, minorityAddr, settings(cfg)),
+			*grayFault, minorityAddr, settings(cfg)),
 		o.String()+"; "+rj.String())
 	o.check(t)
 	checkReads(t, o, "partitioned", frozenReadP99)
@@ -334,4 +338,29 @@ func healAll() error {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// brokenHeal demonstrates the suite's precondition (issue 22): the
+// partition's heal leaves one rule in place, node 3's outbound traffic
+// still dropped, and the next scenario must fail with "cluster not healthy
+// before the scenario", not with an unrelated error. TestMain removes the
+// rule at the end.
+var brokenHeal = flag.Bool("faults.brokenheal", false, "leave one partition rule in place after TestPartitionedNode's heal (demonstrates the health precondition)")
+
+// leftRule is the rule a broken heal leaves, straight in OUTPUT, where
+// healAll does not look; its comment makes leftoverRules report it.
+func leftRule(gid int) []string {
+	return []string{"OUTPUT", "-m", "owner", "--gid-owner", strconv.Itoa(gid), "-m", "comment", "--comment", faultChain + "-LEFT", "-j", "DROP"}
+}
+
+func leaveRule(lc *localcluster.Cluster, node int) error {
+	return iptables(append([]string{"-I"}, leftRule(lc.GroupID(node))...)...)
+}
+
+// removeLeftRule undoes leaveRule for every node group, if there.
+func removeLeftRule() {
+	for i := range 3 {
+		for iptables(append([]string{"-D"}, leftRule(localcluster.NodeGroupBase+i+1)...)...) == nil {
+		}
+	}
 }

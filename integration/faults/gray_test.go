@@ -13,6 +13,13 @@ import (
 	"github.com/tsbucket/tsbucket/repo"
 )
 
+// grayFault is how long each gray fault lasts: 15 s by default, shorter
+// than the failure detector takes to convict a silent node here (about 18 s
+// at phi 8 with gossip every second), so that whether a node is marked down
+// does not depend on the machine's load; -faults.fault sets it, e.g. 40s to
+// test a convicted node.
+var grayFault = flag.Duration("faults.fault", 15*time.Second, "how long each gray fault (frozen, slow, partitioned node) lasts")
+
 // compare runs the frozen and slow scenarios again under other session
 // settings, for RELIABILITY.md's comparison; off in CI.
 var compare = flag.Bool("faults.compare", false, "also run the frozen and slow node scenarios under other session settings (minutes)")
@@ -22,7 +29,6 @@ var compare = flag.Bool("faults.compare", false, "also run the frozen and slow n
 const (
 	grayReaders = 3
 	grayBefore  = 5 * time.Second
-	grayFault   = 15 * time.Second
 	// The slow node's duty cycle: stopped, then running, over and over.
 	slowStopped = 100 * time.Millisecond
 	slowRunning = 100 * time.Millisecond
@@ -76,7 +82,17 @@ type outcome struct {
 	hintsMax  int           // most hint files pending for the node at fault
 	hintsLeft int           // still pending at the end
 	drained   time.Duration // fault end -> no hint pending
+	// settled is fault end -> the cluster healthy again (every node up as
+	// seen by every node, one schema version, no hint pending), or -1 when
+	// it was not within settleLimit; residue is what was left then.
+	settled time.Duration
+	residue string
 }
+
+// settleLimit bounds the wait, at a scenario's end, for the cluster to be
+// healthy again; what is left after it is reported, and the next scenario
+// starts on a new cluster (useCluster).
+const settleLimit = 45 * time.Second
 
 func (o outcome) String() string {
 	s := fmt.Sprintf("%d Puts acknowledged, %d read back at QUORUM from all 3 views; reads recovered %v after the fault ended",
@@ -84,6 +100,11 @@ func (o outcome) String() string {
 	if o.hints {
 		s += fmt.Sprintf("; up to %d hint files pending for the node at fault, all delivered %v after the fault ended (%d left)",
 			o.hintsMax, o.drained.Round(100*time.Millisecond), o.hintsLeft)
+	}
+	if o.settled >= 0 {
+		s += fmt.Sprintf("; cluster healthy again %v after the fault ended", o.settled.Round(100*time.Millisecond))
+	} else {
+		s += fmt.Sprintf("; cluster not healthy again within %v of the recovery: %s", settleLimit, o.residue)
 	}
 	return s
 }
@@ -103,7 +124,7 @@ func (sc scenario) run(t *testing.T, lc *localcluster.Cluster, r *repo.Repo[refm
 	l.phase(sc.fault)
 	l.settle()
 	sc.inject(t)
-	time.Sleep(grayFault)
+	time.Sleep(*grayFault)
 	sc.heal(t)
 	healed := time.Now()
 	l.phase("after")
@@ -115,6 +136,7 @@ func (sc scenario) run(t *testing.T, lc *localcluster.Cluster, r *repo.Repo[refm
 	l.halt()
 
 	var o outcome
+	o.settled, o.residue = settle(t, lc, healed)
 	acked, _ := l.snapshot()
 	o.samples, o.healed, o.acked = l.timeline(), healed, len(acked)
 	o.verified = verifyAcked(t, r, acked)
@@ -182,7 +204,7 @@ func TestFrozenNode(t *testing.T) {
 
 func frozenNote(cfg repo.SessionConfig) string {
 	return fmt.Sprintf("node2 SIGSTOPped for %v, then SIGCONT. Load: %d writers (a Put every %v each), %d readers (Latest 20 every %v each). Session: %s.",
-		grayFault, loadWriters, loadPace, grayReaders, loadReadPace, settings(cfg))
+		*grayFault, loadWriters, loadPace, grayReaders, loadReadPace, settings(cfg))
 }
 
 // settings describes the session's timeout, retries and speculation.
@@ -249,7 +271,7 @@ func TestSlowNode(t *testing.T) {
 
 func slowNote(cfg repo.SessionConfig) string {
 	return fmt.Sprintf("node3 in a duty cycle for %v: SIGSTOP %v, SIGCONT %v. Load as above. Session: %s.",
-		grayFault, slowStopped, slowRunning, settings(cfg))
+		*grayFault, slowStopped, slowRunning, settings(cfg))
 }
 
 // compareSettings reruns a scenario under other session settings, each on a

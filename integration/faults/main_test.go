@@ -32,6 +32,9 @@ type running struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if *brokenHeal {
+		removeLeftRule()
+	}
 	if err := stopCurrent(); err != nil {
 		fmt.Fprintf(os.Stderr, "faults: stop cluster: %v\n", err)
 		code = max(code, 1)
@@ -71,9 +74,13 @@ func stopCurrent() error {
 	return err
 }
 
-// useCluster returns a running cluster configured as cfg with every node up,
-// reusing the current one when it matches, else stopping it and starting a
-// new one. It skips (fails under TSBUCKET_REQUIRE_DB=1) when no cluster can
+// useCluster returns a running cluster configured as cfg that it has
+// verified healthy (every node up as seen by every node, one schema version,
+// no hint pending: localcluster.Cluster.CheckHealth). It reuses the current
+// cluster when it matches and is healthy again within reuseHealthyWithin of
+// the previous scenario's end; otherwise it stops it and starts a new one,
+// which must be healthy within healthyWithin, or the test fails with "cluster
+// not healthy before the scenario". It skips (fails under TSBUCKET_REQUIRE_DB=1) when no cluster can
 // start, and skips under -short or with an external cluster configured.
 func useCluster(t *testing.T, cfg localcluster.Config) *localcluster.Cluster {
 	t.Helper()
@@ -95,8 +102,10 @@ func useCluster(t *testing.T, cfg localcluster.Config) *localcluster.Cluster {
 	if cfg.Nodes == 3 {
 		cfg.CommitLogGroupWindow = commitLogWindow
 	}
-	if current != nil && sameCluster(current.cfg, cfg) && allUp(current.lc, cfg.Nodes) {
-		return current.lc
+	if current != nil && sameCluster(current.cfg, cfg) && allUp(current.lc, cfg.Nodes) && !*fresh {
+		if restored(t, current.lc) {
+			return current.lc
+		}
 	}
 	if err := stopCurrent(); err != nil {
 		t.Fatalf("stop previous cluster: %v", err)
@@ -104,6 +113,7 @@ func useCluster(t *testing.T, cfg localcluster.Config) *localcluster.Cluster {
 	// Generous: the lock may be held by another test binary's cluster.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
+	began := time.Now()
 	start := cfg
 	start.Log = os.Stderr
 	lc, err := localcluster.Start(ctx, start)
@@ -114,6 +124,7 @@ func useCluster(t *testing.T, cfg localcluster.Config) *localcluster.Cluster {
 		t.Skipf("no local cluster (install Java 17 + Maven): %v", err)
 	}
 	current = &running{cfg: cfg, lc: lc}
+	requireHealthy(t, lc, time.Since(began))
 	return lc
 }
 
