@@ -12,6 +12,19 @@
 // or one node with PasswordAuthenticator and client TLS) and the previous one
 // is stopped first; consecutive tests with the same needs share one cluster.
 //
+// Every test starts from a cluster it has verified healthy
+// (localcluster.Cluster.WaitHealthy): every node up as every node's failure
+// detector sees it (nodetool status), one schema version in every node's
+// system.local and system.peers_v2, and no undelivered hint file. A shared
+// cluster that is not healthy again within a minute of the previous
+// scenario is logged with each node's account of it (nodetool
+// describecluster and gossipinfo, fault rules still in place) and replaced
+// by a new one; a cluster that is not healthy within two minutes of its
+// start fails the test with "cluster not healthy before the scenario" and
+// the findings, never with an unrelated error later. Each gray scenario
+// also reports how long after its fault the cluster was healthy again.
+// RELIABILITY.md has what each scenario leaves behind.
+//
 // With TSBUCKET_REQUIRE_DB=1 (CI) a cluster that cannot start fails the run;
 // otherwise the tests skip with the reason. They skip under -short, and when
 // TSBUCKET_HOSTS names an external cluster, whose nodes are not ours to kill.

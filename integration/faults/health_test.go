@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"os"
 	osexec "os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -78,9 +80,32 @@ func logEvidence(t *testing.T, lc *localcluster.Cluster) {
 			t.Logf("node%d nodetool %s:\n%s", i+1, cmd, strings.TrimSpace(out))
 		}
 	}
+	for i := range lc.Hosts() {
+		t.Logf("node%d log, last gossip and schema lines:\n%s", i+1, lastMatching(lc.LogPath(i), gossipLines, 40))
+	}
 	if r := leftoverRules(); r != "" {
 		t.Log(r)
 	}
+}
+
+// gossipLines are the log lines that tell a node's view of its peers and of
+// the schema: marked up or down, convictions skipped for a local pause,
+// outbound connections interrupted, schema pulls sent or refused.
+var gossipLines = regexp.MustCompile(`is now (UP|DOWN)|Not marking nodes down|Interrupted outbound|MigrationCoordinator|schema version|Unable to gossip`)
+
+// lastMatching returns the last n lines of the file at path that match re.
+func lastMatching(path string, re *regexp.Regexp, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	var keep []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if re.MatchString(line) {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep[max(0, len(keep)-n):], "\n")
 }
 
 // leftoverRules lists this package's iptables rules still in place, or "".

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -118,6 +119,11 @@ func useCluster(t *testing.T, cfg localcluster.Config) *localcluster.Cluster {
 	start.Log = os.Stderr
 	lc, err := localcluster.Start(ctx, start)
 	if err != nil {
+		if requireDB && errors.Is(err, localcluster.ErrNotReady) {
+			// The JVMs run but do not form a cluster: what a fault left
+			// on the machine (a rule on the loopback) looks like this.
+			t.Fatalf("cluster not healthy before the scenario: a new cluster did not form: %v%s", err, leftoverRules())
+		}
 		if requireDB {
 			t.Fatalf("start local cluster: %v", err)
 		}
