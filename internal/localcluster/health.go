@@ -65,8 +65,9 @@ func (e *HealthError) Unwrap() error { return ErrUnhealthy }
 // CheckHealth asks every node once. Nodes are asked in parallel: nodetool
 // status over JMX (the failure detector's view, which CQL does not expose),
 // system.local and system.peers_v2 for schema versions, and the node's hints
-// directory. A node that does not answer is a problem, not an error; the
-// error is for a cluster that cannot be asked at all (stopped, ctx done).
+// directory. A node that does not answer within 20 s is a problem, not an
+// error; the error is for a cluster that cannot be asked at all (stopped,
+// ctx done).
 func (c *Cluster) CheckHealth(ctx context.Context) (Health, error) {
 	if err := c.checkRunning(); err != nil {
 		return Health{}, err
@@ -134,11 +135,18 @@ type nodeView struct {
 	hintFiles int
 }
 
+// nodeAnswerTimeout bounds what one node is asked in one health check: a
+// node cut off or frozen would otherwise hold nodetool (its JMX connect) and
+// the CQL session for minutes.
+const nodeAnswerTimeout = 20 * time.Second
+
 func (c *Cluster) nodeView(ctx context.Context, i int) nodeView {
 	v := nodeView{running: c.PID(i) != 0}
 	if !v.running {
 		return v
 	}
+	ctx, cancel := context.WithTimeout(ctx, nodeAnswerTimeout)
+	defer cancel()
 	v.hintFiles = countHintFiles(c.HintsDir(i))
 	var wg sync.WaitGroup
 	wg.Go(func() { v.status, v.statusErr = c.status(ctx, i) })
