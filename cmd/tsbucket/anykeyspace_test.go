@@ -89,11 +89,20 @@ func TestParseKey(t *testing.T) {
 		{"acme", `--key "acme": events_by_tenant has 2 key column(s) (tenant_id text, region text)`},
 		{"acme,eu,x", "has 2 key column(s)"},
 		{"acme,", "--key: column region: empty value"},
+		{"acme,e%u", `--key "acme,e%u": value 2 "e%u": bad escape`},
 	} {
 		_, err := parseKey(events, tt.key)
 		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("parseKey(%q) = %v; want a usage error with %q", tt.key, err, tt.want)
 		}
+	}
+	// A text value holding a comma is written with %2C (repo.Key.String's form).
+	got, err = parseKey(events, "Paris%2C FR,eu")
+	if err != nil || len(got) != 2 || got[0] != "Paris, FR" || got[1] != "eu" {
+		t.Fatalf("parseKey(escaped comma) = %q, %v", got, err)
+	}
+	if text := repo.Key(got).String(); text != "Paris%2C FR,eu" {
+		t.Errorf("repo.Key.String = %q, want the form --key takes", text)
 	}
 	if _, err := parseKey(views[0], "42"); err == nil || !strings.Contains(err.Error(), `column customer_id: "42" is not a UUID`) {
 		t.Errorf("uuid key 42: %v", err)

@@ -28,7 +28,7 @@ func runInspect(ctx context.Context, args []string, e env) int {
 	fs := newFlags("inspect", "inspect --hosts H (--view V --key K | --table T) [flags]", e)
 	f.cluster.register(fs, e)
 	fs.StringVar(&f.view, "view", "", "registered view to inspect, e.g. messages_by_channel (with --key)")
-	fs.StringVar(&f.key, "key", "", "the view's key; comma-separated when it has several columns")
+	fs.StringVar(&f.key, "key", "", "the view's key; comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")
 	fs.StringVar(&f.table, "table", "", "table whose server-side partition size estimates to show")
 	fs.IntVar(&f.maxBuckets, "max-buckets", 1000, "most buckets to list, newest first")
 	if code, done := parse(fs, args); done {

@@ -33,7 +33,7 @@ func runRead(ctx context.Context, args []string, e env) int {
 	fs := newFlags("read", "read --hosts H --view V --key K [--limit N] [--oldest-first] [--from T] [--to T] [--cursor C] [--json]", e)
 	f.cluster.register(fs, e)
 	fs.StringVar(&f.view, "view", "", "registered view to read (required)")
-	fs.StringVar(&f.key, "key", "", "the view's key (required); comma-separated when it has several columns")
+	fs.StringVar(&f.key, "key", "", "the view's key (required); comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")
 	fs.IntVar(&f.limit, "limit", 20, fmt.Sprintf("items in the page, 1 to %d", readMaxLimit))
 	fs.BoolVar(&f.oldestFirst, "oldest-first", false, "read forward in time (default: newest first)")
 	fs.StringVar(&f.from, "from", "", "oldest instant to read, inclusive, RFC 3339 (default: open)")

@@ -29,7 +29,7 @@ func runRepair(ctx context.Context, args []string, e env) int {
 	f.cluster.register(fs, e)
 	fs.StringVar(&f.base, "base", "", "registered view holding the good copy, e.g. messages_by_channel")
 	fs.StringVar(&f.base, "view", "", "the same as --base")
-	fs.StringVar(&f.key, "key", "", "the base view's key; comma-separated when it has several columns")
+	fs.StringVar(&f.key, "key", "", "the base view's key; comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")
 	fs.StringVar(&f.from, "from", "", "oldest instant to repair, RFC 3339 (default: the base view's floor)")
 	fs.StringVar(&f.to, "to", "", "instant to repair up to, exclusive, RFC 3339 (default: open)")
 	fs.StringVar(&f.targets, "targets", "", "comma-separated views to repair (default: every registered view whose key and ID columns the base holds)")
