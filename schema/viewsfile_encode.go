@@ -89,6 +89,7 @@ func vfViewNode(v View) *yaml.Node {
 	if v.PerKeyShards {
 		m.add("per_key_shards", vfScalar("!!bool", "true"))
 	}
+	m.str("group", v.Group)
 	return m.n
 }
 

@@ -277,6 +277,60 @@ func TestRepairTargets(t *testing.T) {
 	}
 }
 
+// Repair without --targets stays within the base view's item type: a view
+// of another type whose key and ID column names match (alerts_by_device,
+// keyed by device_id with an id of the same kind) is never a default
+// target, by its group, and, without groups, because it holds a column
+// (severity) the base lacks. Named, such a view is written with nulls.
+func TestRepairTargetsStayInItemType(t *testing.T) {
+	f, err := schema.LoadViewsFile("testdata/telemetry.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ungrouped := make([]schema.View, len(f.Views))
+	for i, v := range f.Views {
+		f.Views[i] = v.WithDefaults()
+		ungrouped[i] = f.Views[i].WithDefaults()
+		ungrouped[i].Group = ""
+	}
+	names := func(vs []schema.View) string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	tests := []struct {
+		name    string
+		views   []schema.View
+		base    string
+		targets []string
+		want    string
+	}{
+		{"grouped", f.Views, "readings_by_device", nil, "readings_by_site,reading_by_id"},
+		{"ungrouped", ungrouped, "readings_by_device", nil, "readings_by_site,reading_by_id"},
+		{"alerts have no other view", f.Views, "alerts_by_device", nil, "error: no view to repair"},
+		{"another group named", f.Views, "readings_by_device", []string{"alerts_by_device"}, "error: --targets: view alerts_by_device is in group alerts"},
+		{"a view with more values named", ungrouped, "readings_by_device", []string{"alerts_by_device"}, "alerts_by_device"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, err := findView(tt.views, "--base", tt.base, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := repairTargets(base, tt.views, tt.targets)
+			text := names(got)
+			if err != nil {
+				text = "error: " + strings.TrimPrefix(err.Error(), "usage: ")
+			}
+			if text != tt.want && (!strings.HasPrefix(tt.want, "error: ") || !strings.HasPrefix(text, tt.want)) {
+				t.Errorf("got %q, want %q", text, tt.want)
+			}
+		})
+	}
+}
+
 func TestSchemaPrintViewsFile(t *testing.T) {
 	code, out, errOut := runCmd(t, "schema", "print", "--views", "testdata/shop.yaml")
 	if code != exitOK {
