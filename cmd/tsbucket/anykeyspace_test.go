@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -369,5 +370,123 @@ func TestPlanView(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil || got.View == nil || got.View.Fits || got.View.Width != "30d" ||
 		got.View.TTLSeconds != 14*86400 || got.RetentionSeconds != 14*86400 || code != exitFail {
 		t.Errorf("plan --json with --view: exit %d, %v, %+v", code, err, got.View)
+	}
+}
+
+// inspect counts the rows of one bucket of a sharded view with one
+// single-partition COUNT per shard: each names the whole partition key,
+// shard included, so the server never asks for ALLOW FILTERING.
+func TestCountStatements(t *testing.T) {
+	f, err := schema.LoadViewsFile("testdata/telemetry.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := f.Views[0].WithDefaults()
+	sharded := plain
+	sharded.Shards = 4
+	b := bucket.Bucket(20000)
+	tests := []struct {
+		name string
+		v    schema.View
+		b    *bucket.Bucket
+		want []string
+	}{
+		{"bucketed", plain, &b, []string{`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? [d1 20000]`}},
+		{"sharded", sharded, &b, []string{
+			`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? AND "shard" = ? [d1 20000 0]`,
+			`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? AND "shard" = ? [d1 20000 1]`,
+			`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? AND "shard" = ? [d1 20000 2]`,
+			`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? AND "shard" = ? [d1 20000 3]`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, st := range countStatements("ks", tt.v, []any{"d1"}, tt.b) {
+				got = append(got, fmt.Sprint(st.cql, " ", st.args))
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// A listing cut at --max-buckets says so.
+func TestWriteKeyTableCut(t *testing.T) {
+	v := shopViews(t)[0]
+	var out strings.Builder
+	writeKeyTable(&out, v, "k", []bucketRows{{bucket.Bucket(700), 3}, {bucket.Bucket(699), 0}}, true)
+	if !strings.Contains(out.String(), "listing cut at --max-buckets 2") {
+		t.Errorf("got %s", out.String())
+	}
+}
+
+// $TSBUCKET_KEYSPACE is the default of --keyspace; the flag wins over it.
+func TestKeyspaceEnv(t *testing.T) {
+	tests := []struct {
+		name string
+		env  string
+		args []string
+		want string
+	}{
+		{"unset", "", nil, "tsbucket_demo"},
+		{"env", "telemetry", nil, "telemetry"},
+		{"flag wins", "telemetry", []string{"--keyspace", "other"}, "other"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := env{getenv: func(k string) string {
+				if k == "TSBUCKET_KEYSPACE" {
+					return tt.env
+				}
+				return ""
+			}}
+			var c clusterFlags
+			fs := newFlags("x", "x", env{stderr: io.Discard})
+			c.register(fs, e)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			if c.keyspace != tt.want {
+				t.Errorf("got %q, want %q", c.keyspace, tt.want)
+			}
+		})
+	}
+}
+
+// The scheme rebucket --from +D counts from: an unbucketed view has none,
+// and says so instead of "bucket: invalid scheme".
+func TestRebucketCurrentScheme(t *testing.T) {
+	views := shopViews(t)
+	tests := []struct {
+		name, view, want string
+	}{
+		{"bucketed", "orders_by_customer", ""},
+		{"unbucketed", "order_by_id", "view order_by_id is unbucketed (one row per order): it has no bucket scheme to change"},
+		{"unknown", "nope", `keyspace "shop" has no registered view "nope"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := currentScheme(views, nil, "shop", tt.view)
+			if tt.want == "" {
+				if err != nil || s.IsZero() {
+					t.Fatalf("got %v, %v", s, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// A view keyed by its ID (one row per item) shows the ID column once.
+func TestItemColumnsIDInKey(t *testing.T) {
+	v := shopViews(t)[1] // order_by_id
+	got := strings.Join(itemColumns(v), ",")
+	if want := "order_id,customer_id,total_cents,status"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/gocql/gocql"
@@ -116,12 +117,14 @@ func readView(ctx context.Context, s *gocql.Session, ks string, v schema.View, q
 	return page, err
 }
 
-// itemColumns are the columns a page shows, in view order: key, ID, values.
+// itemColumns are the columns a page shows, in view order: key, ID, values;
+// each once (the ID of a view keyed by it is a key column).
 func itemColumns(v schema.View) []string {
-	cols := allColumns(v)
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.Name
+	var names []string
+	for _, c := range allColumns(v) {
+		if !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
+		}
 	}
 	return names
 }
