@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -488,5 +489,58 @@ func TestItemColumnsIDInKey(t *testing.T) {
 	got := strings.Join(itemColumns(v), ",")
 	if want := "order_id,customer_id,total_cents,status"; got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// After schema rebucket, the unchanged file (naming only the first scheme)
+// applies: the recorded history stands, and apply prints the changes:
+// entry that makes the file say what the cluster recorded.
+func TestApplyAfterRebucket(t *testing.T) {
+	file := shopViews(t)
+	registered := shopViews(t)
+	first := registered[0].Scheme
+	from := time.Date(2027, 1, 8, 0, 0, 0, 0, time.UTC)
+	from, err := first.StartAtOrAfter(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	daily, err := bucket.Fixed(24*time.Hour, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if registered[0].Scheme, err = first.Then(from, daily); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	got, err := againstRegistered(&out, "shop", registered, file)
+	if err != nil {
+		t.Fatalf("the unchanged file is refused: %v", err)
+	}
+	if got[0].Scheme.String() != registered[0].Scheme.String() {
+		t.Errorf("applied scheme %v, want the recorded history %v", got[0].Scheme, registered[0].Scheme)
+	}
+	want := "      changes:\n        - from: \"" + from.Format(time.RFC3339) + "\"\n          width: 1d\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks the changes: entry\n%s\ngot:\n%s", want, out.String())
+	}
+	// Pasted under the view's bucket, the entry makes the file say what the
+	// cluster recorded.
+	data, err := os.ReadFile("testdata/shop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := out.String()[strings.Index(out.String(), "\n")+1:]
+	pasted := strings.Replace(string(data), "      epoch: unix\n", "      epoch: unix\n"+entry, 1)
+	f, err := schema.ParseViewsFile("pasted", []byte(pasted))
+	if err != nil {
+		t.Fatalf("pasted file: %v", err)
+	}
+	if f.Views[0].Scheme.String() != registered[0].Scheme.String() {
+		t.Errorf("pasted scheme %v, want %v", f.Views[0].Scheme, registered[0].Scheme)
+	}
+	// A file naming another first scheme is still refused.
+	file[0].Scheme = daily
+	if _, err := againstRegistered(io.Discard, "shop", registered, file); !errors.Is(err, schema.ErrDefinitionMismatch) {
+		t.Errorf("another scheme: got %v, want ErrDefinitionMismatch", err)
 	}
 }

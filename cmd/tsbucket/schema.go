@@ -206,13 +206,8 @@ func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []
 	if err != nil && !errors.Is(err, schema.ErrNotApplied) {
 		return err
 	}
-	diffs := diffDefinitions(registered, views)
-	if bad := incompatible(diffs); len(bad) > 0 {
-		return definitionError(k.Name, bad)
-	}
-	if len(diffs) > 0 {
-		fmt.Fprintf(w, "definitions that change (existing tables are not altered: run tsbucket schema check for the statements):\n")
-		writeDefDiffs(w, diffs)
+	if views, err = againstRegistered(w, k.Name, registered, views); err != nil {
+		return err
 	}
 	if autoTablets && !k.NoTablets {
 		if k.NoTablets, err = hasTablets(ctx, s); err != nil {
@@ -220,6 +215,47 @@ func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []
 		}
 	}
 	return schema.Apply(ctx, s, k, views)
+}
+
+// againstRegistered checks a file's views against the definitions
+// registered in keyspace and returns the views to apply. Compatible
+// differences are listed, as they leave existing tables as they are.
+//
+// A file view naming only the first scheme of a registered history (schema
+// rebucket recorded changes since) is compatible: it is applied with the
+// recorded history, and the changes: entry that makes the file say so is
+// printed, to paste under the view's bucket.
+func againstRegistered(w io.Writer, keyspace string, registered, views []schema.View) ([]schema.View, error) {
+	inForce := withRecordedHistories(views, registered)
+	diffs := diffDefinitions(registered, inForce)
+	if bad := incompatible(diffs); len(bad) > 0 {
+		return nil, definitionError(keyspace, bad)
+	}
+	if len(diffs) > 0 {
+		fmt.Fprintf(w, "definitions that change (existing tables are not altered: run tsbucket schema check for the statements):\n")
+		writeDefDiffs(w, diffs)
+	}
+	if err := writeRecordedChanges(w, views, inForce); err != nil {
+		return nil, err
+	}
+	return inForce, nil
+}
+
+// writeRecordedChanges prints, for each file view that lacks scheme changes
+// the cluster recorded, the changes: entry to paste into the file.
+func writeRecordedChanges(w io.Writer, file, inForce []schema.View) error {
+	for i, v := range file {
+		if inForce[i].Scheme.String() == v.Scheme.String() {
+			continue
+		}
+		entry, err := schema.ChangesYAML(inForce[i].Scheme, 6)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "view %s: the cluster recorded scheme changes the file does not name (schema rebucket); "+
+			"they stay in force. To make the file say so, add under the view's bucket:\n%s", v.Name, entry)
+	}
+	return nil
 }
 
 // definitionError says which registered definitions a file would change
