@@ -355,14 +355,22 @@ func TestSchemaPrintViewsFile(t *testing.T) {
 }
 
 func TestPlanView(t *testing.T) {
-	base := []string{"plan", "--views", "testdata/shop.yaml", "--view", "orders_by_customer", "--row-bytes", "300"}
-	code, out, errOut := runCmd(t, append(base, "--rate", "0.01")...)
-	if code != exitOK || !strings.Contains(out, "view orders_by_customer (testdata/shop.yaml): 30d buckets") ||
-		!strings.Contains(out, "ttl 14d, TWCS window 30 DAYS (1 windows)") || !strings.Contains(out, "verdict: fits: 25920 rows") {
+	events := []string{"plan", "--views", "testdata/shop.yaml", "--view", "events_by_tenant", "--row-bytes", "300"}
+	code, out, errOut := runCmd(t, append(events, "--rate", "0.01")...)
+	if code != exitOK || !strings.Contains(out, "view events_by_tenant (testdata/shop.yaml): 1h buckets") ||
+		!strings.Contains(out, "verdict: fits: 36 rows") {
 		t.Errorf("fitting view: exit %d\n%s%s", code, out, errOut)
 	}
+	// orders_by_customer keeps 14 days of rows in 30-day buckets.
+	base := []string{"plan", "--views", "testdata/shop.yaml", "--view", "orders_by_customer", "--row-bytes", "300"}
+	code, out, errOut = runCmd(t, append(base, "--rate", "0.01")...)
+	if code != exitFail || !strings.Contains(out, "view orders_by_customer (testdata/shop.yaml): 30d buckets") ||
+		!strings.Contains(out, "ttl 14d, TWCS window 30 DAYS (1 windows)") ||
+		!strings.Contains(out, "verdict: does not fit: wider than the TTL 14d: a bucket would outlive its rows; recommended: 10d") {
+		t.Errorf("view wider than its TTL: exit %d\n%s%s", code, out, errOut)
+	}
 	code, out, errOut = runCmd(t, append(base, "--rate", "1")...)
-	if code != exitFail || !strings.Contains(out, "verdict: does not fit: too many rows and bytes") || !strings.Contains(out, "; recommended: 1d") ||
+	if code != exitFail || !strings.Contains(out, "verdict: does not fit: wider than the TTL 14d") || !strings.Contains(out, "; recommended: 12h") ||
 		!strings.Contains(errOut, "view orders_by_customer: 30d buckets do not fit") {
 		t.Errorf("view too wide: exit %d\n%s%s", code, out, errOut)
 	}

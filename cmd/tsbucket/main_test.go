@@ -59,8 +59,8 @@ func TestPlanTextbook(t *testing.T) {
 	}
 	golden(t, "plan_textbook.txt", out)
 	for _, want := range []string{
-		"15m    90000           18.0", "<- recommended",
-		"recommended: 15m buckets, TWCS window 1 DAYS (30 windows), default_time_to_live 2592000",
+		"10m    60000           12.0", "<- recommended", "fits, little headroom: 90000 rows",
+		"recommended: 10m buckets, TWCS window 1 DAYS (30 windows), default_time_to_live 2592000",
 		"30m    180000          36.0", "too many rows: 180000 rows > 100000",
 	} {
 		if !strings.Contains(out, want) {
@@ -78,9 +78,9 @@ func TestPlanJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	if got.Recommended != "15m" || got.RecommendedSeconds != 900 || got.TWCSWindowUnit != "DAYS" ||
+	if got.Recommended != "10m" || got.RecommendedSeconds != 600 || got.TWCSWindowUnit != "DAYS" ||
 		got.TWCSWindowSize != 1 || got.TWCSWindows != 30 || got.TTLSeconds != 2592000 || len(got.Candidates) != 12 {
-		t.Errorf("got %+v, want 15m (900 s), TWCS 1 DAYS (30 windows), TTL 2592000, 12 candidates", got)
+		t.Errorf("got %+v, want 10m (600 s), TWCS 1 DAYS (30 windows), TTL 2592000, 12 candidates", got)
 	}
 	for _, c := range got.Candidates {
 		if want := c.WidthSeconds <= 900; c.Fits != want {
