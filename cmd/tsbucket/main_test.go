@@ -171,6 +171,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"schema", "drop", "--hosts", "127.0.0.1", "--keyspace", "ks", "--all", "--confirm", "other"}, `nothing dropped: --confirm "other" is not "ks"`},
 		{[]string{"schema", "drop", "--hosts", "127.0.0.1", "--view", "v", "--all"}, "give --view V or --all, one of them"},
 		{[]string{"schema", "apply", "--hosts", "127.0.0.1", "--alter"}, "--alter goes with --views or --workload"},
+		{[]string{"backfill", "--hosts", "127.0.0.1", "--base", "v"}, "--base and --targets are required"},
+		{[]string{"backfill", "--hosts", "127.0.0.1", "--base", "v", "--targets", "w", "--keys-per-second", "-1"}, "--keys-per-second -1"},
 		{[]string{"demo", "--skew", "1"}, "skew"},
 		{[]string{"demo", "--fault-rate", "2"}, "fault rate"},
 		{[]string{"demo", "--progress", "fancy"}, "--progress"},
