@@ -104,7 +104,8 @@ func runPlan(ctx context.Context, args []string, e env) int {
 	var in bucket.PlanInput
 	var asJSON bool
 	var viewsPath, viewName string
-	fs := newFlags("plan", "plan --rate ROWS_PER_S --row-bytes BYTES [--views FILE --view V] [flags]", e)
+	var c clusterFlags
+	fs := newFlags("plan", "plan --rate ROWS_PER_S --row-bytes BYTES [--views FILE --view V | --hosts H --keyspace K --view V] [flags]", e)
 	fs.Float64Var(&in.PeakWritesPerSecond, "rate", 0, "peak rows per second written to the busiest key (required)")
 	fs.IntVar(&in.AvgRowBytes, "row-bytes", 0, "average row size in bytes (required)")
 	fs.Var(durationFlag{&in.Retention}, "retention", "TTL of the rows, e.g. 30d or 720h; 0 keeps them forever")
@@ -115,7 +116,8 @@ func runPlan(ctx context.Context, args []string, e env) int {
 	fs.Var(durationsFlag{&in.Candidates}, "candidates", "comma-separated widths to consider, whole minutes (default 1m,5m,10m,15m,30m,1h,6h,12h,1d,7d,10d,30d)")
 	fs.BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	fs.StringVar(&viewsPath, "views", "", "views file holding --view")
-	fs.StringVar(&viewName, "view", "", "view of --views to judge: its width joins the candidates, its ttl is the retention; exit 1 if its width does not fit")
+	fs.StringVar(&viewName, "view", "", "view of --views (or, without it, registered in --keyspace) to judge: its width joins the candidates, its ttl is the retention; exit 1 if its width does not fit")
+	c.register(fs, e)
 	if code, done := parse(fs, args); done {
 		return code
 	}
@@ -125,7 +127,7 @@ func runPlan(ctx context.Context, args []string, e env) int {
 	var pv *planView
 	if viewsPath != "" || viewName != "" {
 		var err error
-		if pv, err = loadPlanView(fs, viewsPath, viewName, &in); err != nil {
+		if pv, err = loadPlanView(ctx, fs, c, viewsPath, viewName, &in); err != nil {
 			return fail(e, "plan", err)
 		}
 	}
