@@ -365,7 +365,7 @@ func TestPlanView(t *testing.T) {
 	base := []string{"plan", "--views", "testdata/shop.yaml", "--view", "orders_by_customer", "--row-bytes", "300"}
 	code, out, errOut = runCmd(t, append(base, "--rate", "0.01")...)
 	if code != exitFail || !strings.Contains(out, "view orders_by_customer (testdata/shop.yaml): 30d buckets") ||
-		!strings.Contains(out, "ttl 14d, TWCS window 30 DAYS (1 windows)") ||
+		!strings.Contains(out, "ttl 14d, TWCS window 30 DAYS (1 window)") ||
 		!strings.Contains(out, "verdict: does not fit: wider than the TTL 14d: a bucket would outlive its rows; recommended: 10d") {
 		t.Errorf("view wider than its TTL: exit %d\n%s%s", code, out, errOut)
 	}

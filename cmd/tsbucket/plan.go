@@ -252,7 +252,7 @@ func writePlanTable(w io.Writer, res bucket.PlanResult) {
 	}
 	fmt.Fprintf(w, ", TWCS window %s", res.TWCS)
 	if res.TTL > 0 {
-		fmt.Fprintf(w, " (%d windows), default_time_to_live %d", res.TWCSWindows, int64(res.TTL/time.Second))
+		fmt.Fprintf(w, " (%s), default_time_to_live %d", windowsText(res.TWCSWindows), int64(res.TTL/time.Second))
 	}
 	fmt.Fprintf(w, "\nper day: %.0f rows, %.1f MB\n", res.RowsPerDay, res.BytesPerDay/1e6)
 }
@@ -312,6 +312,14 @@ func writePerKeyAlternative(w io.Writer, res bucket.PlanResult) {
 		"      to one partition or by tsbucket hotkeys --promote; right when a few keys are this hot and the rest are not.\n"+
 		"      Size the width for the ordinary keys then: plan --rate with their rate, and check this width fits the hot ones sharded\n",
 		res.Shards)
+}
+
+// windowsText is "1 window" or "n windows".
+func windowsText(n int) string {
+	if n == 1 {
+		return "1 window"
+	}
+	return strconv.Itoa(n) + " windows"
 }
 
 func yesNo(b bool) string {

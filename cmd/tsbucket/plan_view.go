@@ -139,7 +139,7 @@ func writeViewVerdict(w io.Writer, pv *planView, res bucket.PlanResult) {
 	fmt.Fprintf(w, "\nview %s (%s): %s buckets (%s), ttl %s, TWCS window %s", pv.view.Name, pv.file,
 		fmtWidth(pv.width), pv.view.Scheme, ttlText(pv.view.TTL), pv.window)
 	if n := pv.windows(); n > 0 {
-		fmt.Fprintf(w, " (%d windows)", n)
+		fmt.Fprintf(w, " (%s)", windowsText(n))
 	}
 	if pv.fits {
 		fmt.Fprintf(w, "\nverdict: %s", pv.reason) // "fits: ..."
