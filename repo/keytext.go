@@ -19,8 +19,8 @@ import (
 // control characters and a leading or trailing space are written %XX (two
 // hex digits, either case); everything else is itself. Integers are
 // decimal, UUIDs canonical, blobs 0x-hex, timestamps RFC 3339 in UTC.
-// SplitKeyText reads a bare '/' as itself and trims unescaped spaces around
-// each value, so "site-1, 3" is "site-1,3".
+// SplitKeyText reads a bare '/' as itself and trims unescaped ASCII spaces
+// around each value, so "site-1, 3" is "site-1,3".
 
 // String returns the key text form of k.
 func (k Key) String() string {
@@ -75,7 +75,7 @@ func appendTextEscaped(b []byte, s string) []byte {
 func SplitKeyText(text string) ([]string, error) {
 	parts := strings.Split(text, ",")
 	for i, p := range parts {
-		v, err := unescapeKeyValue(strings.TrimSpace(p))
+		v, err := unescapeKeyValue(strings.Trim(p, " ")) // ASCII spaces only: String escapes those at a value's edges
 		if err != nil {
 			return nil, fmt.Errorf("%w: value %d %q: %w", ErrBadKey, i+1, p, err)
 		}

@@ -171,3 +171,20 @@ func TestFutureRefusalText(t *testing.T) {
 		})
 	}
 }
+
+// FuzzKeyText: the text of any key of text values splits back into them.
+func FuzzKeyText(f *testing.F) {
+	f.Add("Paris, FR", "eu/west")
+	f.Add(" %2C ", "\u00a0x\u00a0")
+	f.Add("", ",")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		k := Key{a, b}
+		parts, err := SplitKeyText(k.String())
+		if err != nil || len(parts) != 2 || parts[0] != a || parts[1] != b {
+			t.Fatalf("%q: split %q, %v; want %q", k.String(), parts, err, []string{a, b})
+		}
+		if got := CanonicalKeyText(k.String(), 2); got != k.String() {
+			t.Fatalf("CanonicalKeyText(%q) = %q: a current key text changed", k.String(), got)
+		}
+	})
+}
