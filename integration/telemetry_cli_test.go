@@ -61,7 +61,8 @@ func TestTelemetryCLI(t *testing.T) {
 	tc.write(t)
 	tc.step(t, "apply the new view and backfill it", tc.backfill)
 	tc.step(t, "read and inspect the sharded view by a key with a comma", tc.readSharded)
-	tc.step(t, "rebucket, apply the unchanged file, check, alter", tc.rebucket)
+	tc.step(t, "rebucket, apply the unchanged file, check", tc.rebucket)
+	tc.step(t, "a longer TTL: apply shows the ALTER, --alter runs it", tc.alter)
 	tc.step(t, "repair without targets stays in its group", tc.repair)
 	tc.step(t, "a missing keyspace is reported as missing", tc.missing)
 	tc.step(t, "drop a view, then the keyspace", tc.drop)
@@ -175,6 +176,11 @@ func (tc *telemetryCLI) backfill(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "row(s) written, 0 failed") || !strings.Contains(out, " 0 row(s) written") {
 		t.Fatalf("second backfill: exit %d, want nothing written\n%s%s", code, out, errOut)
 	}
+	// Resumed after the last token there is, nothing is left to do.
+	code, out, errOut = tc.run(t, append(args, "--after-token", "9223372036854775807")...)
+	if code != 0 || !strings.Contains(out, "backfill: 0 key(s)") {
+		t.Fatalf("backfill resumed at the end: exit %d\n%s%s", code, out, errOut)
+	}
 	code, out, errOut = tc.run(t, "backfill", "--base", "readings_by_device", "--targets", "alerts_by_device")
 	if code != 2 || !strings.Contains(errOut, "view alerts_by_device is in group alerts") {
 		t.Fatalf("backfill into another group: exit %d\n%s%s", code, out, errOut)
@@ -206,8 +212,8 @@ func (tc *telemetryCLI) readSharded(t *testing.T) {
 
 // rebucket changes readings_by_device to hourly buckets from a day boundary
 // ahead; the unchanged file still applies (printing the changes: entry),
-// schema check shows what to alter, apply --alter runs it, and check is
-// then clean.
+// and schema check, of the registry or of the file, is clean (after
+// apply --alter ran anything the new scheme needs).
 func (tc *telemetryCLI) rebucket(t *testing.T) {
 	code, out, errOut := tc.run(t, "schema", "rebucket", "--view", "readings_by_device", "--width", "1h", "--from", "+2h")
 	if code != 0 || !strings.Contains(out, "recorded") {
@@ -230,6 +236,43 @@ func (tc *telemetryCLI) rebucket(t *testing.T) {
 
 // repair of a device without --targets writes the other readings views
 // and never alerts_by_device, whose key and id are named alike.
+// alter applies the file with a longer TTL on readings_by_site: apply
+// records the definition and prints the ALTER, check reports the drift,
+// apply --alter runs it, and check is clean.
+func (tc *telemetryCLI) alter(t *testing.T) {
+	data, err := os.ReadFile(tc.full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), "    shards: 4\n    values:\n      - device_id: text\n      - value: double\n    ttl: 30d",
+		"    shards: 4\n    values:\n      - device_id: text\n      - value: double\n    ttl: 40d", 1)
+	if text == string(data) {
+		t.Fatal("readings_by_site's ttl not found in the views file")
+	}
+	longer := filepath.Join(t.TempDir(), "longer.yaml")
+	if err := os.WriteFile(longer, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alter := fmt.Sprintf(`ALTER TABLE "%s"."readings_by_site" WITH default_time_to_live = 3456000`, tc.ks)
+	code, out, errOut := tc.run(t, "schema", "apply", "--views", longer, "--rf", "1")
+	if code != 0 || !strings.Contains(out, "readings_by_site: ttl: registered 30d, file 40d") || !strings.Contains(out, alter) ||
+		!strings.Contains(out, "run tsbucket schema apply --alter") {
+		t.Fatalf("apply of a longer TTL: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := tc.run(t, "schema", "check", "--views", longer); code != 1 || !strings.Contains(out, "readings_by_site") {
+		t.Fatalf("check before --alter: exit %d, want 1 (drift)\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = tc.run(t, "schema", "apply", "--views", longer, "--rf", "1", "--alter")
+	if code != 0 || !strings.Contains(out, "-- running 1 statement(s)") || !strings.Contains(out, alter) {
+		t.Fatalf("apply --alter: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"schema", "check"}, {"schema", "check", "--views", longer}} {
+		if code, out, errOut := tc.run(t, args...); code != 0 || !strings.Contains(out, "no drift") {
+			t.Fatalf("%v after apply --alter: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
+}
+
 func (tc *telemetryCLI) repair(t *testing.T) {
 	for range 2 {
 		code, out, errOut := tc.run(t, "repair", "--base", "readings_by_device", "--key", "d1")

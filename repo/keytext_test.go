@@ -188,3 +188,11 @@ func FuzzKeyText(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkKeyString(b *testing.B) {
+	k := Key{"Paris, FR", int64(42), gocql.UUID{1, 2, 3}}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = k.String()
+	}
+}
