@@ -24,7 +24,7 @@ import (
 
 // String returns the key text form of k.
 func (k Key) String() string {
-	var b []byte
+	b := make([]byte, 0, 40*len(k))
 	for i, v := range k {
 		if i > 0 {
 			b = append(b, ',')
