@@ -237,8 +237,9 @@ func (tc *telemetryCLI) rebucket(t *testing.T) {
 // repair of a device without --targets writes the other readings views
 // and never alerts_by_device, whose key and id are named alike.
 // alter applies the file with a longer TTL on readings_by_site: apply
-// records the definition and prints the ALTER, check reports the drift,
-// apply --alter runs it, and check is clean.
+// records the definition and prints the ALTERs (of the table and of its
+// presence table, whose TTL follows), check reports the drift, apply
+// --alter runs them, and check is clean.
 func (tc *telemetryCLI) alter(t *testing.T) {
 	data, err := os.ReadFile(tc.full)
 	if err != nil {
@@ -263,7 +264,7 @@ func (tc *telemetryCLI) alter(t *testing.T) {
 		t.Fatalf("check before --alter: exit %d, want 1 (drift)\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = tc.run(t, "schema", "apply", "--views", longer, "--rf", "1", "--alter")
-	if code != 0 || !strings.Contains(out, "-- running 1 statement(s)") || !strings.Contains(out, alter) {
+	if code != 0 || !strings.Contains(out, "-- running 2 statement(s)") || !strings.Contains(out, alter) {
 		t.Fatalf("apply --alter: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, args := range [][]string{{"schema", "check"}, {"schema", "check", "--views", longer}} {
