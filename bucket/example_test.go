@@ -140,8 +140,8 @@ func ExamplePlan() {
 	// Output:
 	// 1.728 GB/day
 	// 10m0s    fits: 60000 rows <= 100000, 12.0 MB <= 100.0 MB
-	// 15m0s    fits: 90000 rows <= 100000, 18.0 MB <= 100.0 MB
+	// 15m0s    fits, little headroom: 90000 rows <= 100000, 18.0 MB <= 100.0 MB, 90% full (recommended: at most 67%)
 	// 1h0m0s   too many rows: 360000 rows > 100000
 	// 24h0m0s  too many rows and bytes: 8640000 rows > 100000, 1728.0 MB > 100.0 MB
-	// recommended 15m0s TWCS 1 DAYS TTL 2.592e+06
+	// recommended 10m0s TWCS 1 DAYS TTL 2.592e+06
 }

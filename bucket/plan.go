@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -14,6 +15,10 @@ const (
 	DefaultMaxRowsPerPartition  = 100_000
 	DefaultMaxBytesPerPartition = 100_000_000
 	DefaultReadSize             = 50
+	// DefaultMaxFill is the most of each limit a recommended partition
+	// fills at the peak rate: two thirds, so the busiest key can grow by
+	// half before one of its partitions reaches a limit.
+	DefaultMaxFill = 2.0 / 3
 	// MaxTTL is the longest TTL CQL accepts: 20 years.
 	MaxTTL = 630_720_000 * time.Second
 )
@@ -37,13 +42,17 @@ const (
 // PlanInput describes the busiest key of one view. Zero optional fields take
 // the defaults; Plan never modifies the caller's value.
 type PlanInput struct {
-	PeakWritesPerSecond  float64         // rows per second into the busiest key at peak
-	AvgRowBytes          int             // average encoded row size
-	Retention            time.Duration   // TTL; 0 keeps data forever
-	MaxRowsPerPartition  int64           // 0 means DefaultMaxRowsPerPartition
-	MaxBytesPerPartition int64           // 0 means DefaultMaxBytesPerPartition
-	ReadSize             int             // rows in a "latest N" read; 0 means DefaultReadSize
-	Candidates           []time.Duration // whole minutes; nil means DefaultCandidates()
+	PeakWritesPerSecond  float64       // rows per second into the busiest key at peak
+	AvgRowBytes          int           // average encoded row size
+	Retention            time.Duration // TTL; 0 keeps data forever
+	MaxRowsPerPartition  int64         // 0 means DefaultMaxRowsPerPartition
+	MaxBytesPerPartition int64         // 0 means DefaultMaxBytesPerPartition
+	ReadSize             int           // rows in a "latest N" read; 0 means DefaultReadSize
+	// MaxFill is the most of each limit (rows and bytes) a partition of the
+	// recommendation may fill at the peak rate, in (0, 1]; 0 means
+	// DefaultMaxFill. 1 recommends the widest width that fits at all.
+	MaxFill    float64
+	Candidates []time.Duration // whole minutes; nil means DefaultCandidates()
 }
 
 // DefaultCandidates returns a fresh copy of the default ladder of widths:
@@ -59,9 +68,16 @@ type Candidate struct {
 	Width             time.Duration
 	RowsPerPartition  float64 // rows the busiest key writes into one bucket
 	BytesPerPartition float64 // RowsPerPartition times AvgRowBytes
-	Fits              bool    // within both limits
-	DayAligned        bool    // divides a day evenly, or is whole days
-	Reason            string  // why it fits or not, with the numbers
+	Fits              bool    // within both limits, and no wider than the TTL
+	// Fill is the larger of RowsPerPartition/MaxRowsPerPartition and
+	// BytesPerPartition/MaxBytesPerPartition: how much of the tighter limit
+	// one unsharded partition fills at the peak rate.
+	Fill float64
+	// WiderThanTTL says the width exceeds the retention: a bucket would
+	// outlive its rows, and one TWCS window would span all live data.
+	WiderThanTTL bool
+	DayAligned   bool   // divides a day evenly, or is whole days
+	Reason       string // why it fits or not, with the numbers
 	// BucketsPerRead is the most buckets a "latest ReadSize" read of the
 	// busiest key touches: the read starts just after a bucket boundary and
 	// its rows span ReadSize/PeakWritesPerSecond seconds.
@@ -70,9 +86,9 @@ type Candidate struct {
 	// at any moment (0 when Retention is 0, i.e. unbounded).
 	BucketsInRetention int
 	// ShardsToFit is the fewest write shards (a power of two up to
-	// MaxPlanShards) over which one partition of this width fits both
-	// limits: 1 when it fits unsharded, 0 when even MaxPlanShards are too
-	// few.
+	// MaxPlanShards) over which one partition of this width fills at most
+	// MaxFill of both limits: 1 when it does unsharded, 0 when even
+	// MaxPlanShards are too few or the width is wider than the TTL.
 	ShardsToFit int
 }
 
@@ -108,24 +124,30 @@ type PlanResult struct {
 
 // Plan sizes the buckets of a view from its busiest key.
 //
-// Recommendation rule: among the candidates that fit both limits, the widest
-// day-aligned one (it divides 24h evenly or is whole days, so buckets line up
-// with calendar days and TWCS windows); failing that, the widest that fits.
-// The widest fitting width is chosen because it gives the fewest buckets per
-// read and the fewest partitions per key. For the textbook chat channel (100
-// rows/s of 200 B) that is 15 minutes: 90,000 rows and 18 MB; ten minutes
-// (60,000 rows, 12 MB) fits too, an hour (360,000 rows) does not. Shards is
-// then 1.
+// Recommendation rule: a width is recommendable when it is no wider than
+// the TTL (a wider bucket outlives its rows, and its TWCS window spans all
+// live data) and one partition of it fills at most MaxFill (two thirds by
+// default) of each limit at the peak rate, so the key can grow by half
+// before a partition reaches one. Among those, the widest day-aligned one
+// (it divides 24h evenly or is whole days, so buckets line up with calendar
+// days and TWCS windows); failing that, the widest. The widest because it
+// gives the fewest buckets per read and the fewest partitions per key. For
+// the textbook chat channel (100 rows/s of 200 B) that is 10 minutes:
+// 60,000 rows and 12 MB (60% of the row limit); 15 minutes (90,000 rows)
+// fits but leaves no room to grow, an hour (360,000 rows) does not fit.
+// Shards is then 1.
 //
-// When no candidate fits one partition per bucket, Plan shards the bucket
-// (see schema.View.Shards): the fewest shards, a power of two up to
-// MaxPlanShards, at which some candidate fits, and among the candidates that
-// fit at that count the same rule picks the width. Shards come first because
-// they are the read cost (one query per shard for every bucket a page reads)
-// while a narrower width costs nothing extra for a key this hot: a page of
-// it lies within one or two buckets whatever the width. For a hot chat
-// channel of 10,000 rows/s of 200 B that is 1-minute buckets over 8 shards:
-// 75,000 rows and 15 MB per shard partition, 8 queries per page.
+// When no candidate is recommendable with one partition per bucket, Plan
+// shards the bucket (see schema.View.Shards): the fewest shards, a power
+// of two up to MaxPlanShards, at which some candidate fills at most
+// MaxFill, and among the candidates that do at that count the same rule
+// picks the width. Shards come first because they are the read cost (one
+// query per shard for every bucket a page reads) while a narrower width
+// costs nothing extra for a key this hot: a page of it lies within one or
+// two buckets whatever the width. For a hot chat channel of 10,000 rows/s
+// of 200 B that is 1-minute buckets over 16 shards: 37,500 rows and 7.5 MB
+// per shard partition, 16 queries per page. A view can also shard only its
+// hot keys (schema.View.PerKeyShards): the command shows that alternative.
 //
 // A *PlanInputError wrapping ErrBadPlan for invalid input (see Validate).
 // ErrNoFit, returned with the filled candidate table, when even the
@@ -147,7 +169,7 @@ func Plan(in PlanInput) (PlanResult, error) {
 	for _, w := range in.Candidates {
 		res.Candidates = append(res.Candidates, in.candidate(w))
 	}
-	if res.Recommended = recommend(res.Candidates); res.Recommended != 0 {
+	if res.Recommended = recommend(res.Candidates, 1); res.Recommended != 0 {
 		res.Shards = 1
 	} else {
 		res.recommendSharded()
@@ -175,6 +197,9 @@ func (in PlanInput) withDefaults() PlanInput {
 	}
 	if in.ReadSize == 0 {
 		in.ReadSize = DefaultReadSize
+	}
+	if in.MaxFill == 0 {
+		in.MaxFill = DefaultMaxFill
 	}
 	if in.Candidates == nil {
 		in.Candidates = DefaultCandidates()
@@ -206,7 +231,7 @@ func (e *PlanInputError) Unwrap() error { return ErrBadPlan }
 // Validate reports a *PlanInputError (wrapping ErrBadPlan) for the first
 // field outside its range: PeakWritesPerSecond in (0, MaxPlanRate],
 // AvgRowBytes in [1, MaxPlanRowBytes], Retention in [0, MaxTTL], positive
-// limits and ReadSize, and at least one candidate, each whole minutes in
+// limits and ReadSize, MaxFill in (0, 1], and at least one candidate, each whole minutes in
 // [1m, MaxPlanWidth]. Zero optional fields are invalid here; Plan defaults
 // them before validating.
 func (in PlanInput) Validate() error {
@@ -225,6 +250,8 @@ func (in PlanInput) Validate() error {
 		return bad("MaxBytesPerPartition", in.MaxBytesPerPartition, "a positive number of bytes")
 	case in.ReadSize <= 0:
 		return bad("ReadSize", in.ReadSize, "a positive number of rows")
+	case !(in.MaxFill > 0 && in.MaxFill <= 1): // also NaN
+		return bad("MaxFill", in.MaxFill, "a fraction of the limits in (0, 1]")
 	case len(in.Candidates) == 0:
 		return bad("Candidates", in.Candidates, "at least one width")
 	}
@@ -244,6 +271,8 @@ func (in PlanInput) candidate(w time.Duration) Candidate {
 		Width:             w,
 		RowsPerPartition:  rows,
 		BytesPerPartition: bytes,
+		Fill:              max(rows/float64(in.MaxRowsPerPartition), bytes/float64(in.MaxBytesPerPartition)),
+		WiderThanTTL:      in.Retention > 0 && w > in.Retention,
 		DayAligned:        (24*time.Hour)%w == 0 || w%(24*time.Hour) == 0,
 		BucketsPerRead:    bucketsSpanned(float64(in.ReadSize)/in.PeakWritesPerSecond, w.Seconds()),
 	}
@@ -252,10 +281,30 @@ func (in PlanInput) candidate(w time.Duration) Candidate {
 	}
 	rowsOK := rows <= float64(in.MaxRowsPerPartition)
 	bytesOK := bytes <= float64(in.MaxBytesPerPartition)
-	c.Fits = rowsOK && bytesOK
+	c.Fits = rowsOK && bytesOK && !c.WiderThanTTL
 	c.Reason = reason(rowsOK, bytesOK, rows, bytes, in)
+	switch {
+	case c.WiderThanTTL:
+		c.Reason = "wider than the TTL " + fmtSpan(in.Retention) + ": a bucket would outlive its rows"
+	case c.Fits && c.Fill > in.MaxFill:
+		c.Reason = fmt.Sprintf("fits, little headroom: %s, %s full (recommended: at most %s)",
+			strings.TrimPrefix(c.Reason, "fits: "), fmtPercent(c.Fill), fmtPercent(in.MaxFill))
+	}
 	c.ShardsToFit = in.shardsToFit(c)
 	return c
+}
+
+// fmtSpan writes whole days as days (14d), anything else as Go does.
+func fmtSpan(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
+	}
+	return d.String()
+}
+
+// fmtPercent writes a fraction as a whole percentage.
+func fmtPercent(f float64) string {
+	return strconv.FormatFloat(math.Round(f*100), 'f', 0, 64) + "%"
 }
 
 // bucketsSpanned is the most buckets of width w an interval of length span
@@ -283,16 +332,25 @@ func reason(rowsOK, bytesOK bool, rows, bytes float64, in PlanInput) string {
 	return "too many bytes: " + b + " > " + maxB
 }
 
-func fmtCount(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// fmtCount writes a row count to at most three decimals: the product of a
+// rate and a width carries binary noise (0.001 x 604800 is
+// 604.8000000000001), which is no part of the count.
+func fmtCount(v float64) string {
+	if v >= 1e15 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
+}
 
 // fmtMB writes decimal megabytes, as the modelling guideline counts them.
 func fmtMB(v float64) string { return strconv.FormatFloat(v/1e6, 'f', 1, 64) + " MB" }
 
-// recommend applies the rule documented on Plan; candidates are ascending.
-func recommend(cs []Candidate) time.Duration {
+// recommend applies the rule documented on Plan to the candidates whose
+// ShardsToFit is shards; candidates are ascending.
+func recommend(cs []Candidate, shards int) time.Duration {
 	var widest, widestAligned time.Duration
 	for _, c := range cs {
-		if !c.Fits {
+		if c.ShardsToFit != shards {
 			continue
 		}
 		widest = c.Width

@@ -18,7 +18,8 @@ func checkShards(t *testing.T, n int) {
 }
 
 // When no width fits one partition per bucket, the plan spreads the bucket
-// over the fewest shards (a power of two) that make a candidate fit.
+// over the fewest shards (a power of two) that make a candidate fit (MaxFill
+// 1: the limits themselves; TestPlanHeadroomSharded has the default).
 func TestPlanSharded(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -30,24 +31,24 @@ func TestPlanSharded(t *testing.T) {
 	}{
 		// A Discord hot channel: 600,000 rows a minute; 6 shards would sit
 		// at the limit, 8 leave a quarter free.
-		{"hot channel", PlanInput{PeakWritesPerSecond: 10_000, AvgRowBytes: 200}, time.Minute, 8, 75_000, 15, 8},
+		{"hot channel", PlanInput{MaxFill: 1, PeakWritesPerSecond: 10_000, AvgRowBytes: 200}, time.Minute, 8, 75_000, 15, 8},
 		// Bytes bind: 1,000 rows/s of 10 KB is 600 MB a minute.
-		{"bytes bind", PlanInput{PeakWritesPerSecond: 1000, AvgRowBytes: 10_000}, time.Minute, 8, 7500, 75, 8},
+		{"bytes bind", PlanInput{MaxFill: 1, PeakWritesPerSecond: 1000, AvgRowBytes: 10_000}, time.Minute, 8, 7500, 75, 8},
 		// A minute is 60,000 rows: exactly 8 x 7,500 fits at 8 shards.
-		{"exactly at the limit", PlanInput{PeakWritesPerSecond: 1000, AvgRowBytes: 1, MaxRowsPerPartition: 7500}, time.Minute, 8, 7500, 0.0075, 8},
-		{"one row over", PlanInput{PeakWritesPerSecond: 1000, AvgRowBytes: 1, MaxRowsPerPartition: 7499}, time.Minute, 16, 3750, 0.00375, 16},
+		{"exactly at the limit", PlanInput{MaxFill: 1, PeakWritesPerSecond: 1000, AvgRowBytes: 1, MaxRowsPerPartition: 7500}, time.Minute, 8, 7500, 0.0075, 8},
+		{"one row over", PlanInput{MaxFill: 1, PeakWritesPerSecond: 1000, AvgRowBytes: 1, MaxRowsPerPartition: 7499}, time.Minute, 16, 3750, 0.00375, 16},
 		// 76,800 rows a minute: 300 a shard over 256, the most there are.
-		{"at the most shards", PlanInput{PeakWritesPerSecond: 1280, AvgRowBytes: 1, MaxRowsPerPartition: 300}, time.Minute, 256, 300, 0.0003, 256},
+		{"at the most shards", PlanInput{MaxFill: 1, PeakWritesPerSecond: 1280, AvgRowBytes: 1, MaxRowsPerPartition: 300}, time.Minute, 256, 300, 0.0003, 256},
 		// Only wide candidates: the narrowest needs the fewest shards.
-		{"narrowest needs fewest", PlanInput{PeakWritesPerSecond: 10_000, AvgRowBytes: 200,
+		{"narrowest needs fewest", PlanInput{MaxFill: 1, PeakWritesPerSecond: 10_000, AvgRowBytes: 200,
 			Candidates: []time.Duration{5 * time.Minute, 10 * time.Minute}}, 5 * time.Minute, 32, 93_750, 18.75, 32},
 		// 10m is 240,000 rows and 15m 360,000: both fit over 4 shards, the
 		// rule takes the wider.
-		{"widest at the count", PlanInput{PeakWritesPerSecond: 400, AvgRowBytes: 200,
+		{"widest at the count", PlanInput{MaxFill: 1, PeakWritesPerSecond: 400, AvgRowBytes: 200,
 			Candidates: []time.Duration{10 * time.Minute, 15 * time.Minute}}, 15 * time.Minute, 4, 90_000, 18, 4},
 		// 5m is 240,000 rows and 7m 336,000: both fit over 4 shards; 7m
 		// does not divide a day, 5m does.
-		{"aligned preferred", PlanInput{PeakWritesPerSecond: 800, AvgRowBytes: 200,
+		{"aligned preferred", PlanInput{MaxFill: 1, PeakWritesPerSecond: 800, AvgRowBytes: 200,
 			Candidates: []time.Duration{5 * time.Minute, 7 * time.Minute}}, 5 * time.Minute, 4, 60_000, 12, 4},
 	}
 	for _, tt := range tests {
@@ -80,12 +81,26 @@ func TestPlanUnshardedFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Shards != 1 || res.QueriesPerPage != 1 || res.PartitionRows != 90_000 || res.PartitionBytes != 18e6 {
-		t.Errorf("got %d shards, %d queries, %v rows, %v B; want 1, 1, 90000, 18e6",
+	if res.Shards != 1 || res.QueriesPerPage != 1 || res.PartitionRows != 60_000 || res.PartitionBytes != 12e6 {
+		t.Errorf("got %d shards, %d queries, %v rows, %v B; want 1, 1, 60000, 12e6",
 			res.Shards, res.QueriesPerPage, res.PartitionRows, res.PartitionBytes)
 	}
-	if got, want := candidateOf(t, res, time.Hour).ShardsToFit, 4; got != want {
+	// 360,000 rows: 4 shards hold 90,000 each (90%), 8 hold 45,000 (45%).
+	if got, want := candidateOf(t, res, time.Hour).ShardsToFit, 8; got != want {
 		t.Errorf("1h ShardsToFit = %d, want %d (360,000 rows)", got, want)
+	}
+}
+
+// With the default MaxFill a shard partition fills at most two thirds of a
+// limit: the hot channel's minute of 600,000 rows takes 16 shards (37,500
+// rows each), where 8 (75,000) would leave a quarter.
+func TestPlanHeadroomSharded(t *testing.T) {
+	res, err := Plan(PlanInput{PeakWritesPerSecond: 10_000, AvgRowBytes: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Recommended != time.Minute || res.Shards != 16 || res.PartitionRows != 37_500 {
+		t.Errorf("got %v x %d shards, %v rows; want 1m x 16, 37500", res.Recommended, res.Shards, res.PartitionRows)
 	}
 }
 
@@ -115,12 +130,12 @@ func checkShardedPlan(t *testing.T, in PlanInput) {
 	if err != nil {
 		t.Fatalf("%v rows/s of %d B: %v", in.PeakWritesPerSecond, in.AvgRowBytes, err)
 	}
-	if res.Shards < 1 || !in.fits(res.PartitionRows, res.PartitionBytes) || res.QueriesPerPage != res.Shards {
+	if res.Shards < 1 || !in.within(res.PartitionRows, res.PartitionBytes) || res.QueriesPerPage != res.Shards {
 		t.Errorf("%v rows/s of %d B: %v x %d shards, %v rows, %v B a partition, %d queries",
 			in.PeakWritesPerSecond, in.AvgRowBytes, res.Recommended, res.Shards, res.PartitionRows, res.PartitionBytes, res.QueriesPerPage)
 	}
 	for _, c := range res.Candidates { // no candidate fits over fewer shards
-		if half := float64(res.Shards / 2); half >= 1 && in.fits(c.RowsPerPartition/half, c.BytesPerPartition/half) {
+		if half := float64(res.Shards / 2); half >= 1 && in.within(c.RowsPerPartition/half, c.BytesPerPartition/half) {
 			t.Errorf("%v rows/s of %d B: %v fits over %v shards, plan says %d", in.PeakWritesPerSecond, in.AvgRowBytes, c.Width, half, res.Shards)
 		}
 	}
@@ -136,7 +151,8 @@ func TestPlanMaxRateNoFit(t *testing.T) {
 }
 
 // A hot chat channel of 10,000 messages/s of 200 B: no bucket width holds
-// it in one partition, eight shards per one-minute bucket do.
+// it in one partition; sixteen shards per one-minute bucket do, each two
+// thirds full at most (MaxFill).
 func ExamplePlan_sharded() {
 	res, err := Plan(PlanInput{PeakWritesPerSecond: 10_000, AvgRowBytes: 200})
 	if err != nil {
@@ -145,5 +161,5 @@ func ExamplePlan_sharded() {
 	fmt.Printf("%v x %d shards: %.0f rows, %.1f MB per shard partition; %d queries per page\n",
 		res.Recommended, res.Shards, res.PartitionRows, res.PartitionBytes/1e6, res.QueriesPerPage)
 	// Output:
-	// 1m0s x 8 shards: 75000 rows, 15.0 MB per shard partition; 8 queries per page
+	// 1m0s x 16 shards: 37500 rows, 7.5 MB per shard partition; 16 queries per page
 }

@@ -63,12 +63,13 @@ func TestPlanTextbook(t *testing.T) {
 			}
 		})
 	}
-	// The rule picks the widest day-aligned fit from the default ladder: 15m
-	// (90,000 rows). The textbook's ten minutes also fits; see below.
-	if got, want := res.Recommended, 15*time.Minute; got != want {
+	// The rule picks the widest day-aligned width within two thirds of the
+	// limits from the default ladder: 10m (60,000 rows), the textbook's
+	// choice. 15m (90,000 rows) fits, with little room to grow.
+	if got, want := res.Recommended, 10*time.Minute; got != want {
 		t.Errorf("Recommended = %v, want %v", got, want)
 	}
-	// 15-minute windows over 30 days would be 2880 SSTable groups: the
+	// 10-minute windows over 30 days would be 4320 SSTable groups: the
 	// window widens to a day, 30 windows.
 	if res.TWCS != (TWCSWindow{"DAYS", 1}) || res.TWCSWindows != 30 {
 		t.Errorf("TWCS window = %v (%d windows), want 1 DAYS (30)", res.TWCS, res.TWCSWindows)
@@ -151,6 +152,8 @@ func TestPlanNoFitKeepsTable(t *testing.T) {
 	}
 }
 
+// TestPlanRecommendation checks the width rule with MaxFill 1 (the widest
+// that fits); TestPlanJudgment has the default headroom.
 func TestPlanRecommendation(t *testing.T) {
 	const d = 24 * time.Hour
 	tests := []struct {
@@ -176,7 +179,7 @@ func TestPlanRecommendation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := Plan(PlanInput{PeakWritesPerSecond: tt.rate, AvgRowBytes: tt.rowBytes, Candidates: tt.candidates})
+			res, err := Plan(PlanInput{MaxFill: 1, PeakWritesPerSecond: tt.rate, AvgRowBytes: tt.rowBytes, Candidates: tt.candidates})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -400,7 +403,7 @@ func TestPlanFitsAtTheLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := Plan(PlanInput{PeakWritesPerSecond: 1000, AvgRowBytes: 1000, Candidates: []time.Duration{time.Minute},
-				MaxRowsPerPartition: tt.maxRows, MaxBytesPerPartition: tt.maxByte})
+				MaxRowsPerPartition: tt.maxRows, MaxBytesPerPartition: tt.maxByte, MaxFill: 1})
 			c := candidateOf(t, res, time.Minute)
 			if got, want := c.Fits, tt.fits; got != want {
 				t.Errorf("Fits = %v, want %v", got, want)

@@ -86,6 +86,11 @@ func (g *Generator) fresh() (counter, error) {
 // random kinds (harder to guess than +1, and 2^41 steps still fit a fresh
 // counter of 74 bits). ok is false when the sum does not fit.
 func (g *Generator) increment() (c counter, ok bool, err error) {
+	return g.incrementFrom(g.ctr)
+}
+
+// incrementFrom is increment of the counter last.
+func (g *Generator) incrementFrom(last counter) (c counter, ok bool, err error) {
 	d := uint64(1)
 	if g.codec.random() {
 		b := g.buf[:4]
@@ -94,6 +99,6 @@ func (g *Generator) increment() (c counter, ok bool, err error) {
 		}
 		d += uint64(binary.BigEndian.Uint32(b))
 	}
-	c, ok = g.ctr.add(d, g.codec.width())
+	c, ok = last.add(d, g.codec.width())
 	return c, ok, nil
 }

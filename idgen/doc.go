@@ -38,6 +38,11 @@
 //     ErrExhausted as above. A failed call hands out nothing and does not
 //     change the IDs to come.
 //
+// Generator.At makes an ID for a given instant instead of the clock's (an
+// item that carries its own time): its time is that instant, and IDs of one
+// instant increase strictly while the generator remembers it
+// (MaxAtInstants); random-tie-breaker kinds only (UUIDv7, ULID, Timestamp).
+//
 // The package holds no global state: the clock (time.Now by default) and
 // randomness (crypto/rand.Reader by default) are injected with WithClock and
 // WithRand, so tests and examples are deterministic.

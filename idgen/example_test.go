@@ -54,3 +54,27 @@ func ExampleGenerator_NextUUID() {
 	// 018e0eb3-1080-761d-bece-6d36cc4ae097
 	// 018e0eb3-1080-761d-bece-6d3793b5fc93
 }
+
+// Readings that carry their own time: a device stamps each reading, and
+// the ID keeps that instant, so the reading lands in the bucket of when it
+// was measured, not of when it arrived. Two readings stamped in the same
+// millisecond still get distinct, increasing IDs.
+func ExampleGenerator_At() {
+	kind := bucket.UUIDv7{}
+	g, err := idgen.New(kind, idgen.WithRand(rand.NewChaCha8([32]byte{})))
+	if err != nil {
+		panic(err)
+	}
+	stamped := time.Date(2026, 11, 30, 8, 15, 0, 0, time.UTC) // the device's clock
+	for range 2 {
+		id, err := g.At(stamped)
+		if err != nil {
+			panic(err)
+		}
+		t, _ := kind.Time(id)
+		fmt.Println(kind.Format(id), t.Format(time.RFC3339Nano))
+	}
+	// Output:
+	// 01a22b85-83a0-761d-bece-6d368aac1a6f 2026-11-30T08:15:00Z
+	// 01a22b85-83a0-761d-bece-6d36cc4ae097 2026-11-30T08:15:00Z
+}

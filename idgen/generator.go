@@ -21,6 +21,7 @@ type Generator struct {
 	maxBorrow int64 // in ticks
 
 	mu      sync.Mutex
+	at      atTicks // the counters At last used, by tick
 	started bool
 	last    int64   // tick of the last ID
 	ctr     counter // counter of the last ID

@@ -63,7 +63,7 @@ func (h *View[T]) KeyOf(item *T) (Key, error) {
 			return nil, fmt.Errorf("view %s: %w: %s is unset", h.v.spec.Name, ErrBadKey, h.v.spec.Key[i].Name)
 		}
 	}
-	if err := k.validate(len(k)); err != nil {
+	if err := k.validate(h.v.spec.Key); err != nil {
 		return nil, fmt.Errorf("view %s: %w", h.v.spec.Name, err)
 	}
 	return k, nil

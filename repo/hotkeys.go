@@ -82,6 +82,7 @@ func (r *Repo[T]) loadPromotions(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		set = CanonicalPromotions(set, len(v.spec.Key)) // also those recorded in the old key text form
 		v.promos.Store(&set)
 	}
 	return nil
@@ -102,7 +103,7 @@ func (r *Repo[T]) PromoteKey(ctx context.Context, view string, key Key, reason s
 		return schema.Promotion{}, fmt.Errorf("%w: view %s does not shard per key (PerKeyShards)", ErrBadOptions, view)
 	}
 	key = key.deref()
-	if err := key.validate(len(v.spec.Key)); err != nil {
+	if err := key.validate(v.spec.Key); err != nil {
 		return schema.Promotion{}, err
 	}
 	if err := key.checkTypes(v.spec.Key); err != nil {

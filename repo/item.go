@@ -104,14 +104,19 @@ func (k Key) deref() Key {
 	return out
 }
 
-// validate checks that k fits a view with n key columns and has no empty value.
-func (k Key) validate(n int) error {
-	if len(k) != n {
-		return fmt.Errorf("%w: %d value(s) for %d key column(s)", ErrBadKey, len(k), n)
+// validate checks that k has one value for each of the view's key columns
+// cols and no empty value, naming the column at fault.
+func (k Key) validate(cols []schema.Column) error {
+	if len(k) != len(cols) {
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = c.Name
+		}
+		return fmt.Errorf("%w: %d value(s) for %d key column(s) (%s)", ErrBadKey, len(k), len(cols), strings.Join(names, ", "))
 	}
 	for i, v := range k {
 		if isEmptyKeyValue(v) {
-			return fmt.Errorf("%w: key value %d is empty", ErrBadKey, i)
+			return fmt.Errorf("%w: %s is empty", ErrBadKey, cols[i].Name)
 		}
 	}
 	return nil
@@ -169,11 +174,8 @@ func isEmptyKeyValue(v any) bool {
 	return false
 }
 
-// String is the text form of k (encode): how a promoted key is recorded
-// (schema.Promotion.Key) and shown in partition names.
-func (k Key) String() string { return string(k.encode(nil)) }
-
-// encode appends a text form of k that is both unambiguous and readable:
+// encode appends the in-memory form of k, unambiguous and readable (not the
+// key text form of Key.String, which the commands parse):
 // values separated by '/', text with '%', '/' and control characters
 // percent-escaped, byte slices in hex. It is used in memory (presence cache
 // and coalescing keys), hashed in cursors, and shown as the partition in

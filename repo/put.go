@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -146,12 +147,23 @@ func (r *Repo[T]) checkFuture(rows []row, now time.Time) error {
 			return fmt.Errorf("%w: %w", ErrBadID, err)
 		}
 		if at.After(limit) {
-			return fmt.Errorf("%w: stamped %v, %v ahead of the clock, over MaxFutureSkew %v",
-				ErrBadID, at.UTC().Format(time.RFC3339Nano), at.Sub(now).Round(time.Millisecond), r.opts.MaxFutureSkew)
+			return fmt.Errorf("%w: stamped %v, %s ahead of the clock, over MaxFutureSkew %v",
+				ErrBadID, at.UTC().Format(time.RFC3339Nano), aheadText(at, now), r.opts.MaxFutureSkew)
 		}
 		return nil // every view stores the same ID
 	}
 	return nil
+}
+
+// aheadText is how far at is ahead of now, to the millisecond; beyond what
+// a time.Duration holds (about 292 years) it says so instead of printing the
+// saturated value.
+func aheadText(at, now time.Time) string {
+	d := at.Sub(now)
+	if d == math.MaxInt64 {
+		return "more than 292 years"
+	}
+	return d.Round(time.Millisecond).String()
 }
 
 // writeRow writes one row and, the first time this process sees its (key,

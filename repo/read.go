@@ -171,7 +171,7 @@ func (r *Repo[T]) validateQuery(q *Query) (*view, error) {
 		return nil, err
 	}
 	q.Key = q.Key.deref()
-	if err := q.Key.validate(len(v.spec.Key)); err != nil {
+	if err := q.Key.validate(v.spec.Key); err != nil {
 		return nil, err
 	}
 	if err := q.Key.checkTypes(v.spec.Key); err != nil {

@@ -68,7 +68,7 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
 		// itself would name the partition by its address.
 		rw.key[i] = derefValue(v.col(iv, i))
 	}
-	if err := rw.key.validate(len(v.spec.Key)); err != nil {
+	if err := rw.key.validate(v.spec.Key); err != nil {
 		return rw, err
 	}
 	for i := range v.columns {

@@ -353,3 +353,21 @@ func testView() schema.View {
 		Values: []schema.Column{{Name: "payload", Type: "blob"}},
 	}
 }
+
+func TestDropStatements(t *testing.T) {
+	views := refmodel.ChatViews()
+	tests := []struct {
+		view schema.View
+		want string
+	}{
+		{views[0], `DROP TABLE IF EXISTS "chat"."messages_by_channel"; DROP TABLE IF EXISTS "chat"."messages_by_channel_buckets"`},
+		{views[2], `DROP TABLE IF EXISTS "chat"."message_by_id"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.view.Name, func(t *testing.T) {
+			if got := strings.Join(schema.DropStatements("chat", tt.view), "; "); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -77,10 +77,22 @@ func metadataColumns(ctx context.Context, s *gocql.Session, keyspace string) ([]
 		return nil, fmt.Errorf("read %s columns: %w", MetadataTable, err)
 	}
 	if len(cols) == 0 {
-		return nil, fmt.Errorf("%w: keyspace %q has no %s table: apply its views first "+
-			"(schema.Apply, or tsbucket schema apply --views FILE)", ErrNotApplied, keyspace, MetadataTable)
+		return nil, notApplied(ctx, s, keyspace)
 	}
 	return cols, nil
+}
+
+// notApplied is the ErrNotApplied of a keyspace without the metadata table:
+// it says whether the keyspace itself is missing (a typo, or never applied).
+func notApplied(ctx context.Context, s *gocql.Session, keyspace string) error {
+	var name string
+	err := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).WithContext(ctx).Scan(&name)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return fmt.Errorf("%w: no keyspace %q in the cluster: check the name (--keyspace, $TSBUCKET_KEYSPACE), "+
+			"or apply its views first (schema.Apply, or tsbucket schema apply --views FILE)", ErrNotApplied, keyspace)
+	}
+	return fmt.Errorf("%w: keyspace %q has no %s table: apply its views first "+
+		"(schema.Apply, or tsbucket schema apply --views FILE)", ErrNotApplied, keyspace, MetadataTable)
 }
 
 // compatible returns the first difference between stored and code that would

@@ -52,6 +52,11 @@ func (v View) validateName() error {
 			return fmt.Errorf("presence table: %w", err)
 		}
 	}
+	if v.Group != "" {
+		if err := ValidateIdentifier(v.Group); err != nil {
+			return fmt.Errorf("group: %w", err)
+		}
+	}
 	return nil
 }
 

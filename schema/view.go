@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
@@ -100,6 +101,36 @@ type View struct {
 	// earlier ones stayed in shard 0; reads of its buckets from the one
 	// holding that instant query every shard. Needs Shards > 1.
 	PerKeyShards bool
+	// Group names the item type the view belongs to: the views of one group
+	// are the denormalized copies of one kind of item, written together by
+	// one repository (Group hands it exactly those), and repaired or
+	// backfilled from one another, never from another group's views. ""
+	// is no group. It places no row, so it may change.
+	Group string
+}
+
+// Group returns the views of views whose Group is name, in their order;
+// name "" returns the views in no group.
+func Group(views []View, name string) []View {
+	var out []View
+	for _, v := range views {
+		if v.Group == name {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Groups names the groups of views, in order of first appearance; views in
+// no group are not named.
+func Groups(views []View) []string {
+	var out []string
+	for _, v := range views {
+		if v.Group != "" && !slices.Contains(out, v.Group) {
+			out = append(out, v.Group)
+		}
+	}
+	return out
 }
 
 // HotKeysTable records the keys of PerKeyShards views promoted to their

@@ -3,6 +3,7 @@ package schema_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -225,5 +226,36 @@ func TestKeyspaceCQL(t *testing.T) {
 				t.Errorf("got %q, %v\nwant %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// Group returns the views of one item group in their order; Groups names
+// the groups in order of first appearance.
+func TestGroup(t *testing.T) {
+	views := []schema.View{{Name: "a", Group: "readings"}, {Name: "b", Group: "alerts"}, {Name: "c", Group: "readings"}, {Name: "d"}}
+	names := func(vs []schema.View) string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	tests := []struct {
+		group, want string
+	}{
+		{"readings", "a,c"},
+		{"alerts", "b"},
+		{"", "d"},
+		{"nope", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.group, func(t *testing.T) {
+			if got := names(schema.Group(views, tt.group)); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if got := strings.Join(schema.Groups(views), ","); got != "readings,alerts" {
+		t.Errorf("Groups = %q, want readings,alerts", got)
 	}
 }

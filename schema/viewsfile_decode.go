@@ -131,6 +131,7 @@ func (d *viewsDecoder) view(n *yaml.Node, where string) (v View) {
 		{"low_cardinality_key", false, func(n *yaml.Node) { v.LowCardinalityKey = d.boolean(n, vfAt(where, "low_cardinality_key")) }},
 		{"shards", false, func(n *yaml.Node) { v.Shards = d.shards(n, vfAt(where, "shards")) }},
 		{"per_key_shards", false, func(n *yaml.Node) { v.PerKeyShards = d.boolean(n, vfAt(where, "per_key_shards")) }},
+		{"group", false, func(n *yaml.Node) { v.Group = d.ident(n, vfAt(where, "group")) }},
 	})
 	v.ReadOrder = v.Order
 	if readOrder != nil {

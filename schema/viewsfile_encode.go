@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"bytes"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -89,6 +91,7 @@ func vfViewNode(v View) *yaml.Node {
 	if v.PerKeyShards {
 		m.add("per_key_shards", vfScalar("!!bool", "true"))
 	}
+	m.str("group", v.Group)
 	return m.n
 }
 
@@ -113,19 +116,50 @@ func vfBucketNode(v View) *yaml.Node {
 	}
 	m.str("column", v.BucketColumn)
 	if v.Scheme.HasChanges() {
-		changes := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, c := range v.Scheme.Changes()[1:] {
-			cm := newVFMap().str("from", c.From.Format(time.RFC3339Nano))
-			if c.Scheme.String() == vfFixedText(c.Scheme) && c.Scheme.Epoch().Equal(c.From) {
-				cm.str("width", formatVFDuration(c.Scheme.Width()))
-			} else {
-				cm.str("scheme", c.Scheme.String())
-			}
-			changes.Content = append(changes.Content, cm.n)
-		}
-		m.add("changes", changes)
+		m.add("changes", vfChangesNode(v.Scheme))
 	}
 	return m.n
+}
+
+func vfChangesNode(s bucket.Scheme) *yaml.Node {
+	changes := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, c := range s.Changes()[1:] {
+		cm := newVFMap().str("from", c.From.Format(time.RFC3339Nano))
+		if c.Scheme.String() == vfFixedText(c.Scheme) && c.Scheme.Epoch().Equal(c.From) {
+			cm.str("width", formatVFDuration(c.Scheme.Width()))
+		} else {
+			cm.str("scheme", c.Scheme.String())
+		}
+		changes.Content = append(changes.Content, cm.n)
+	}
+	return changes
+}
+
+// ChangesYAML is the "changes:" entry of a views file's bucket mapping that
+// records the changes of s (docs/views-file.md), indented by indent
+// spaces: what to paste into a file naming only s's first scheme, so it
+// says what the cluster recorded (schema rebucket). "" when s has no
+// change.
+func ChangesYAML(s bucket.Scheme, indent int) (string, error) {
+	if s.IsZero() || !s.HasChanges() {
+		return "", nil
+	}
+	root := newVFMap().add("changes", vfChangesNode(s)).n
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return "", fmt.Errorf("encode changes: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return "", fmt.Errorf("encode changes: %w", err)
+	}
+	pad := strings.Repeat(" ", indent)
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = pad + l
+	}
+	return strings.Join(lines, "\n") + "\n", nil
 }
 
 // vfFixedText is the String of s were it a fixed scheme; it differs from

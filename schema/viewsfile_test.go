@@ -125,6 +125,8 @@ func TestParseViewsFileGood(t *testing.T) {
 		{"gc grace and window", "ttl: 30d", "ttl: 30d\n    gc_grace: 3h\n    compaction_window: 60d",
 			func(f schema.ViewsFile) any { return [2]time.Duration{f.Views[0].GCGrace, f.Views[0].CompactionWindow} },
 			[2]time.Duration{3 * time.Hour, 60 * 24 * time.Hour}},
+		{"group", "ttl: 30d", "ttl: 30d\n    group: orders",
+			func(f schema.ViewsFile) any { return f.Views[0].Group }, "orders"},
 		{"comment", "ttl: 30d", "ttl: 30d\n    comment: \"a customer's orders: newest first\"",
 			func(f schema.ViewsFile) any { return f.Views[0].Comment }, "a customer's orders: newest first"},
 		{"flow style columns", "values:\n      - status: text", "values: [{status: text}, {total: 'frozen<map<text, int>>'}]",
@@ -195,6 +197,7 @@ func TestParseViewsFileBad(t *testing.T) {
 		{"column two pairs", "- status: text", "- {status: text, total: int}", `16:9: ` + v0 + `values: want one name: type pair, got a mapping of 2 pairs`},
 		{"empty key", "key:\n      - customer_id: uuid", "key: []", `7:10: ` + v0 + `key: at least one key column is required`},
 		{"alias", "kind: uuidv7\n    values", "kind: &k uuidv7\n    order: *k\n    values", `15:12: ` + v0 + `order: want a string, got an alias (*k): aliases are not supported`},
+		{"bad group", "ttl: 30d", "ttl: 30d\n    group: Orders-1", `18:12: ` + v0 + `group: schema: bad identifier`},
 		// Wrong types.
 		{"name a number", "name: order_by_id", "name: 42", `18:11: view #2: name: want a string, got the number 42 (quote it`},
 		{"ttl a number", "ttl: 30d", "ttl: 30", `17:10: ` + v0 + `ttl: "30": not a duration (30d, 2w, 36h, 90m)`},

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -89,11 +91,20 @@ func TestParseKey(t *testing.T) {
 		{"acme", `--key "acme": events_by_tenant has 2 key column(s) (tenant_id text, region text)`},
 		{"acme,eu,x", "has 2 key column(s)"},
 		{"acme,", "--key: column region: empty value"},
+		{"acme,e%u", `--key "acme,e%u": value 2 "e%u": bad escape`},
 	} {
 		_, err := parseKey(events, tt.key)
 		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("parseKey(%q) = %v; want a usage error with %q", tt.key, err, tt.want)
 		}
+	}
+	// A text value holding a comma is written with %2C (repo.Key.String's form).
+	got, err = parseKey(events, "Paris%2C FR,eu")
+	if err != nil || len(got) != 2 || got[0] != "Paris, FR" || got[1] != "eu" {
+		t.Fatalf("parseKey(escaped comma) = %q, %v", got, err)
+	}
+	if text := repo.Key(got).String(); text != "Paris%2C FR,eu" {
+		t.Errorf("repo.Key.String = %q, want the form --key takes", text)
 	}
 	if _, err := parseKey(views[0], "42"); err == nil || !strings.Contains(err.Error(), `column customer_id: "42" is not a UUID`) {
 		t.Errorf("uuid key 42: %v", err)
@@ -268,6 +279,60 @@ func TestRepairTargets(t *testing.T) {
 	}
 }
 
+// Repair without --targets stays within the base view's item type: a view
+// of another type whose key and ID column names match (alerts_by_device,
+// keyed by device_id with an id of the same kind) is never a default
+// target, by its group, and, without groups, because it holds a column
+// (severity) the base lacks. Named, such a view is written with nulls.
+func TestRepairTargetsStayInItemType(t *testing.T) {
+	f, err := schema.LoadViewsFile("testdata/telemetry.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ungrouped := make([]schema.View, len(f.Views))
+	for i, v := range f.Views {
+		f.Views[i] = v.WithDefaults()
+		ungrouped[i] = f.Views[i].WithDefaults()
+		ungrouped[i].Group = ""
+	}
+	names := func(vs []schema.View) string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	tests := []struct {
+		name    string
+		views   []schema.View
+		base    string
+		targets []string
+		want    string
+	}{
+		{"grouped", f.Views, "readings_by_device", nil, "readings_by_site,reading_by_id"},
+		{"ungrouped", ungrouped, "readings_by_device", nil, "readings_by_site,reading_by_id"},
+		{"alerts have no other view", f.Views, "alerts_by_device", nil, "error: no view to repair"},
+		{"another group named", f.Views, "readings_by_device", []string{"alerts_by_device"}, "error: --targets: view alerts_by_device is in group alerts"},
+		{"a view with more values named", ungrouped, "readings_by_device", []string{"alerts_by_device"}, "alerts_by_device"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, err := findView(tt.views, "--base", tt.base, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := repairTargets(base, tt.views, tt.targets)
+			text := names(got)
+			if err != nil {
+				text = "error: " + strings.TrimPrefix(err.Error(), "usage: ")
+			}
+			if text != tt.want && (!strings.HasPrefix(tt.want, "error: ") || !strings.HasPrefix(text, tt.want)) {
+				t.Errorf("got %q, want %q", text, tt.want)
+			}
+		})
+	}
+}
+
 func TestSchemaPrintViewsFile(t *testing.T) {
 	code, out, errOut := runCmd(t, "schema", "print", "--views", "testdata/shop.yaml")
 	if code != exitOK {
@@ -290,14 +355,22 @@ func TestSchemaPrintViewsFile(t *testing.T) {
 }
 
 func TestPlanView(t *testing.T) {
-	base := []string{"plan", "--views", "testdata/shop.yaml", "--view", "orders_by_customer", "--row-bytes", "300"}
-	code, out, errOut := runCmd(t, append(base, "--rate", "0.01")...)
-	if code != exitOK || !strings.Contains(out, "view orders_by_customer (testdata/shop.yaml): 30d buckets") ||
-		!strings.Contains(out, "ttl 14d, TWCS window 30 DAYS (1 windows)") || !strings.Contains(out, "verdict: fits: 25920 rows") {
+	events := []string{"plan", "--views", "testdata/shop.yaml", "--view", "events_by_tenant", "--row-bytes", "300"}
+	code, out, errOut := runCmd(t, append(events, "--rate", "0.01")...)
+	if code != exitOK || !strings.Contains(out, "view events_by_tenant (testdata/shop.yaml): 1h buckets") ||
+		!strings.Contains(out, "verdict: fits: 36 rows") {
 		t.Errorf("fitting view: exit %d\n%s%s", code, out, errOut)
 	}
+	// orders_by_customer keeps 14 days of rows in 30-day buckets.
+	base := []string{"plan", "--views", "testdata/shop.yaml", "--view", "orders_by_customer", "--row-bytes", "300"}
+	code, out, errOut = runCmd(t, append(base, "--rate", "0.01")...)
+	if code != exitFail || !strings.Contains(out, "view orders_by_customer (testdata/shop.yaml): 30d buckets") ||
+		!strings.Contains(out, "ttl 14d, TWCS window 30 DAYS (1 window)") ||
+		!strings.Contains(out, "verdict: does not fit: wider than the TTL 14d: a bucket would outlive its rows; recommended: 10d") {
+		t.Errorf("view wider than its TTL: exit %d\n%s%s", code, out, errOut)
+	}
 	code, out, errOut = runCmd(t, append(base, "--rate", "1")...)
-	if code != exitFail || !strings.Contains(out, "verdict: does not fit: too many rows and bytes") || !strings.Contains(out, "; recommended: 1d") ||
+	if code != exitFail || !strings.Contains(out, "verdict: does not fit: wider than the TTL 14d") || !strings.Contains(out, "; recommended: 12h") ||
 		!strings.Contains(errOut, "view orders_by_customer: 30d buckets do not fit") {
 		t.Errorf("view too wide: exit %d\n%s%s", code, out, errOut)
 	}
@@ -306,5 +379,176 @@ func TestPlanView(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil || got.View == nil || got.View.Fits || got.View.Width != "30d" ||
 		got.View.TTLSeconds != 14*86400 || got.RetentionSeconds != 14*86400 || code != exitFail {
 		t.Errorf("plan --json with --view: exit %d, %v, %+v", code, err, got.View)
+	}
+}
+
+// inspect counts the rows of one bucket of a sharded view with one
+// single-partition COUNT per shard: each names the whole partition key,
+// shard included, so the server never asks for ALLOW FILTERING.
+func TestCountStatements(t *testing.T) {
+	f, err := schema.LoadViewsFile("testdata/telemetry.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := f.Views[0].WithDefaults()
+	sharded := plain
+	sharded.Shards = 4
+	b := bucket.Bucket(20000)
+	tests := []struct {
+		name string
+		v    schema.View
+		b    *bucket.Bucket
+		want []string
+	}{
+		{"bucketed", plain, &b, []string{`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? [d1 20000]`}},
+		{"sharded", sharded, &b, []string{
+			`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? AND "shard" = ? [d1 20000 0]`,
+			`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? AND "shard" = ? [d1 20000 1]`,
+			`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? AND "shard" = ? [d1 20000 2]`,
+			`SELECT COUNT(*) FROM "ks"."readings_by_device" WHERE "device_id" = ? AND "bucket" = ? AND "shard" = ? [d1 20000 3]`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, st := range countStatements("ks", tt.v, []any{"d1"}, tt.b) {
+				got = append(got, fmt.Sprint(st.cql, " ", st.args))
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// A listing cut at --max-buckets says so.
+func TestWriteKeyTableCut(t *testing.T) {
+	v := shopViews(t)[0]
+	var out strings.Builder
+	writeKeyTable(&out, v, "k", []bucketRows{{bucket.Bucket(700), 3}, {bucket.Bucket(699), 0}}, true)
+	if !strings.Contains(out.String(), "listing cut at --max-buckets 2") {
+		t.Errorf("got %s", out.String())
+	}
+}
+
+// $TSBUCKET_KEYSPACE is the default of --keyspace; the flag wins over it.
+func TestKeyspaceEnv(t *testing.T) {
+	tests := []struct {
+		name string
+		env  string
+		args []string
+		want string
+	}{
+		{"unset", "", nil, "tsbucket_demo"},
+		{"env", "telemetry", nil, "telemetry"},
+		{"flag wins", "telemetry", []string{"--keyspace", "other"}, "other"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := env{getenv: func(k string) string {
+				if k == "TSBUCKET_KEYSPACE" {
+					return tt.env
+				}
+				return ""
+			}}
+			var c clusterFlags
+			fs := newFlags("x", "x", env{stderr: io.Discard})
+			c.register(fs, e)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			if c.keyspace != tt.want {
+				t.Errorf("got %q, want %q", c.keyspace, tt.want)
+			}
+		})
+	}
+}
+
+// The scheme rebucket --from +D counts from: an unbucketed view has none,
+// and says so instead of "bucket: invalid scheme".
+func TestRebucketCurrentScheme(t *testing.T) {
+	views := shopViews(t)
+	tests := []struct {
+		name, view, want string
+	}{
+		{"bucketed", "orders_by_customer", ""},
+		{"unbucketed", "order_by_id", "view order_by_id is unbucketed (one row per order): it has no bucket scheme to change"},
+		{"unknown", "nope", `keyspace "shop" has no registered view "nope"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := currentScheme(views, nil, "shop", tt.view)
+			if tt.want == "" {
+				if err != nil || s.IsZero() {
+					t.Fatalf("got %v, %v", s, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// A view keyed by its ID (one row per item) shows the ID column once.
+func TestItemColumnsIDInKey(t *testing.T) {
+	v := shopViews(t)[1] // order_by_id
+	got := strings.Join(itemColumns(v), ",")
+	if want := "order_id,customer_id,total_cents,status"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// After schema rebucket, the unchanged file (naming only the first scheme)
+// applies: the recorded history stands, and apply prints the changes:
+// entry that makes the file say what the cluster recorded.
+func TestApplyAfterRebucket(t *testing.T) {
+	file := shopViews(t)
+	registered := shopViews(t)
+	first := registered[0].Scheme
+	from := time.Date(2027, 1, 8, 0, 0, 0, 0, time.UTC)
+	from, err := first.StartAtOrAfter(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	daily, err := bucket.Fixed(24*time.Hour, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if registered[0].Scheme, err = first.Then(from, daily); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	got, err := againstRegistered(&out, "shop", registered, file)
+	if err != nil {
+		t.Fatalf("the unchanged file is refused: %v", err)
+	}
+	if got[0].Scheme.String() != registered[0].Scheme.String() {
+		t.Errorf("applied scheme %v, want the recorded history %v", got[0].Scheme, registered[0].Scheme)
+	}
+	want := "      changes:\n        - from: \"" + from.Format(time.RFC3339) + "\"\n          width: 1d\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks the changes: entry\n%s\ngot:\n%s", want, out.String())
+	}
+	// Pasted under the view's bucket, the entry makes the file say what the
+	// cluster recorded.
+	data, err := os.ReadFile("testdata/shop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := out.String()[strings.Index(out.String(), "\n")+1:]
+	pasted := strings.Replace(string(data), "      epoch: unix\n", "      epoch: unix\n"+entry, 1)
+	f, err := schema.ParseViewsFile("pasted", []byte(pasted))
+	if err != nil {
+		t.Fatalf("pasted file: %v", err)
+	}
+	if f.Views[0].Scheme.String() != registered[0].Scheme.String() {
+		t.Errorf("pasted scheme %v, want %v", f.Views[0].Scheme, registered[0].Scheme)
+	}
+	// A file naming another first scheme is still refused.
+	file[0].Scheme = daily
+	if _, err := againstRegistered(io.Discard, "shop", registered, file); !errors.Is(err, schema.ErrDefinitionMismatch) {
+		t.Errorf("another scheme: got %v, want ErrDefinitionMismatch", err)
 	}
 }

@@ -56,6 +56,7 @@ func commands() []command {
 		{"read", "read one key of any registered view, bucket by bucket: latest N, a range, either direction, by cursor", runRead},
 		{"inspect", "buckets and rows per bucket of a key of any registered view, or a table's partition size estimates", runInspect},
 		{"repair", "re-derive the other views of a key's time range from a base view", runRepair},
+		{"backfill", "fill views added to a populated keyspace from a base view: every key, original write times and TTLs, resumable", runBackfill},
 		{"hotkeys", "list the keys a per-key sharded view promoted to its shards, or promote one", runHotKeys},
 	}
 }

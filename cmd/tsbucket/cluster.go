@@ -20,9 +20,24 @@ type clusterFlags struct {
 func (c *clusterFlags) register(fs *flag.FlagSet, e env) {
 	fs.StringVar(&c.hosts, "hosts", e.getenv(provision.EnvHosts), "comma-separated host[:port] of the cluster (default $"+provision.EnvHosts+")")
 	fs.StringVar(&c.dc, "dc", e.getenv(provision.EnvDC), "local datacenter of the cluster (default $"+provision.EnvDC+", else dc1)")
-	fs.StringVar(&c.keyspace, "keyspace", "tsbucket_demo", "keyspace")
+	fs.StringVar(&c.keyspace, "keyspace", defaultKeyspace(e), "keyspace (default $"+envKeyspace+", else "+demoKeyspace+")")
 	fs.StringVar(&c.username, "username", "", "user name (PasswordAuthenticator)")
 	fs.StringVar(&c.password, "password", e.getenv("TSBUCKET_PASSWORD"), "password (default $TSBUCKET_PASSWORD)")
+}
+
+// envKeyspace names the environment variable that sets the default of
+// --keyspace, so a deployment's commands need not repeat it.
+const envKeyspace = "TSBUCKET_KEYSPACE"
+
+// demoKeyspace is the keyspace of the demo, the default when
+// $TSBUCKET_KEYSPACE is unset.
+const demoKeyspace = "tsbucket_demo"
+
+func defaultKeyspace(e env) string {
+	if ks := e.getenv(envKeyspace); ks != "" {
+		return ks
+	}
+	return demoKeyspace
 }
 
 func (c *clusterFlags) datacenter() string {

@@ -65,6 +65,7 @@ func diffView(r, f schema.View) []defDiff {
 		{"compaction_window", fmtWidth(r.CompactionWindow), fmtWidth(f.CompactionWindow), false},
 		{"read_order", r.ReadOrder.String(), f.ReadOrder.String(), false},
 		{"comment", strconv.Quote(r.Comment), strconv.Quote(f.Comment), false},
+		{"group", strconv.Quote(r.Group), strconv.Quote(f.Group), false},
 	}
 	var out []defDiff
 	for _, x := range fields {

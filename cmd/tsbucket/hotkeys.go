@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -21,7 +23,7 @@ func runHotKeys(ctx context.Context, args []string, e env) int {
 	fs := newFlags("hotkeys", "hotkeys --hosts H --keyspace K --view V [--promote KEY [--reason R] [--lead D]]", e)
 	c.register(fs, e)
 	fs.StringVar(&view, "view", "", "registered view with per-key shards (required)")
-	fs.StringVar(&key, "promote", "", "key to promote to the view's shards (comma-separated values of the key columns)")
+	fs.StringVar(&key, "promote", "", "key to promote to the view's shards (comma-separated values of the key columns; %2C is a comma inside a value)")
 	fs.StringVar(&reason, "reason", "promoted by tsbucket hotkeys", "why, recorded with the promotion")
 	fs.DurationVar(&lead, "lead", 2*time.Minute, "how far ahead the promotion takes effect: at least twice every repository's SchemeRefresh")
 	if code, done := parse(fs, args); done {
@@ -53,29 +55,49 @@ func runHotKeys(ctx context.Context, args []string, e env) int {
 	if !v.PerKeyShards {
 		return fail(e, "hotkeys", usageErr("--view %s shards every key (or none): per_key_shards is off", v.Name))
 	}
-	if key != "" {
-		vals, err := parseKey(v, key)
-		if err != nil {
-			return fail(e, "hotkeys", err)
-		}
-		now := time.Now().UTC()
-		p, recorded, err := schema.PromoteKey(ctx, s, c.keyspace, schema.Promotion{View: v.Name, Key: repo.Key(vals).String(),
-			From: now.Add(lead).Truncate(time.Millisecond), Shards: v.Shards, PromotedAt: now, Reason: reason})
-		if err != nil {
-			return fail(e, "hotkeys", err)
-		}
-		if recorded {
-			fmt.Fprintf(e.stdout, "promoted %s of %s to %d shards from %s\n", p.Key, v.Name, p.Shards, p.From.Format(time.RFC3339Nano))
-		} else {
-			fmt.Fprintf(e.stdout, "%s of %s was promoted before, from %s: unchanged\n", p.Key, v.Name, p.From.Format(time.RFC3339Nano))
-		}
-	}
 	promos, err := schema.Promotions(ctx, s, c.keyspace, v.Name)
 	if err != nil {
 		return fail(e, "hotkeys", err)
 	}
+	promos = repo.CanonicalPromotions(promos, len(v.Key))
+	if key != "" {
+		if err := promoteKey(ctx, s, c.keyspace, v, key, reason, lead, promos, e.stdout); err != nil {
+			return fail(e, "hotkeys", err)
+		}
+		if promos, err = schema.Promotions(ctx, s, c.keyspace, v.Name); err != nil {
+			return fail(e, "hotkeys", err)
+		}
+		promos = repo.CanonicalPromotions(promos, len(v.Key))
+	}
 	writePromotions(e.stdout, v, promos)
 	return exitOK
+}
+
+// promoteKey records the promotion of the key with text keyText, unless
+// promos (by key text form) holds one already.
+func promoteKey(ctx context.Context, s *gocql.Session, ks string, v schema.View, keyText, reason string, lead time.Duration,
+	promos map[string]schema.Promotion, w io.Writer) error {
+	vals, err := parseKey(v, keyText)
+	if err != nil {
+		return err
+	}
+	text := repo.Key(vals).String()
+	if p, ok := promos[text]; ok {
+		fmt.Fprintf(w, "%s of %s was promoted before, from %s: unchanged\n", text, v.Name, p.From.Format(time.RFC3339Nano))
+		return nil
+	}
+	now := time.Now().UTC()
+	p, recorded, err := schema.PromoteKey(ctx, s, ks, schema.Promotion{View: v.Name, Key: text,
+		From: now.Add(lead).Truncate(time.Millisecond), Shards: v.Shards, PromotedAt: now, Reason: reason})
+	if err != nil {
+		return err
+	}
+	if recorded {
+		fmt.Fprintf(w, "promoted %s of %s to %d shards from %s\n", p.Key, v.Name, p.Shards, p.From.Format(time.RFC3339Nano))
+	} else {
+		fmt.Fprintf(w, "%s of %s was promoted before, from %s: unchanged\n", p.Key, v.Name, p.From.Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 func writePromotions(w io.Writer, v schema.View, promos map[string]schema.Promotion) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,7 +29,7 @@ func runInspect(ctx context.Context, args []string, e env) int {
 	fs := newFlags("inspect", "inspect --hosts H (--view V --key K | --table T) [flags]", e)
 	f.cluster.register(fs, e)
 	fs.StringVar(&f.view, "view", "", "registered view to inspect, e.g. messages_by_channel (with --key)")
-	fs.StringVar(&f.key, "key", "", "the view's key; comma-separated when it has several columns")
+	fs.StringVar(&f.key, "key", "", "the view's key; comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")
 	fs.StringVar(&f.table, "table", "", "table whose server-side partition size estimates to show")
 	fs.IntVar(&f.maxBuckets, "max-buckets", 1000, "most buckets to list, newest first")
 	if code, done := parse(fs, args); done {
@@ -95,10 +96,12 @@ func inspectKey(ctx context.Context, f inspectFlags, w io.Writer) error {
 		fmt.Fprintf(w, "%s is not bucketed (%s): %d row(s) for key %s\n", v.Name, v.Unbucketed, n, f.key)
 		return nil
 	}
-	buckets, err := presentBuckets(ctx, s, f.cluster.keyspace, v, key, f.maxBuckets)
+	buckets, err := presentBuckets(ctx, s, f.cluster.keyspace, v, key, f.maxBuckets+1)
 	if err != nil {
 		return err
 	}
+	cut := len(buckets) > f.maxBuckets
+	buckets = buckets[:min(len(buckets), f.maxBuckets)]
 	var lines []bucketRows
 	for _, b := range buckets {
 		n, err := countRows(ctx, s, f.cluster.keyspace, v, key, &b)
@@ -107,12 +110,17 @@ func inspectKey(ctx context.Context, f inspectFlags, w io.Writer) error {
 		}
 		lines = append(lines, bucketRows{b, n})
 	}
-	writeKeyTable(w, v, f.key, lines)
+	writeKeyTable(w, v, f.key, lines, cut)
 	return nil
 }
 
-func writeKeyTable(w io.Writer, v schema.View, key string, lines []bucketRows) {
+// writeKeyTable prints the buckets of a key; cut says the presence index
+// holds more than were listed (--max-buckets).
+func writeKeyTable(w io.Writer, v schema.View, key string, lines []bucketRows, cut bool) {
 	fmt.Fprintf(w, "%s key %s: %d bucket(s) of %s in the presence index, newest first\n", v.Name, key, len(lines), v.Scheme)
+	if cut {
+		defer fmt.Fprintf(w, "listing cut at --max-buckets %d: the key has older buckets, not listed or counted\n", len(lines))
+	}
 	if len(lines) == 0 {
 		return
 	}
@@ -153,9 +161,31 @@ func presentBuckets(ctx context.Context, s *gocql.Session, ks string, v schema.V
 	return out, nil
 }
 
-// countRows counts the rows of one partition: the key, in bucket b if set.
+// cqlStatement is one statement with its bound values.
+type cqlStatement struct {
+	cql  string
+	args []any
+}
+
+// countRows counts the rows of the key, in bucket b if set: one
+// single-partition COUNT per shard of a sharded view, summed.
 func countRows(ctx context.Context, s *gocql.Session, ks string, v schema.View, key []any, b *bucket.Bucket) (int64, error) {
-	where := make([]string, 0, len(v.Key)+1)
+	var total int64
+	for _, st := range countStatements(ks, v, key, b) {
+		var n int64
+		if err := s.Query(st.cql, st.args...).WithContext(ctx).Scan(&n); err != nil {
+			return 0, fmt.Errorf("count %s: %w", v.Name, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// countStatements are the COUNTs of the key's partitions: in bucket b if
+// set, and one per shard of a sharded view, each naming the whole partition
+// key (a count that left the shard out would need ALLOW FILTERING).
+func countStatements(ks string, v schema.View, key []any, b *bucket.Bucket) []cqlStatement {
+	where := make([]string, 0, len(v.Key)+2)
 	args := append([]any(nil), key...)
 	for _, c := range v.Key {
 		where = append(where, schema.Quote(c.Name)+" = ?")
@@ -164,12 +194,20 @@ func countRows(ctx context.Context, s *gocql.Session, ks string, v schema.View, 
 		where = append(where, schema.Quote(v.BucketColumn)+" = ?")
 		args = append(args, int64(*b))
 	}
-	stmt := fmt.Sprintf("SELECT COUNT(*) FROM %s.%s WHERE %s", schema.Quote(ks), schema.Quote(v.Name), strings.Join(where, " AND "))
-	var n int64
-	if err := s.Query(stmt, args...).WithContext(ctx).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count %s: %w", v.Name, err)
+	shards := 1
+	if v.Sharded() && b != nil {
+		where = append(where, schema.Quote(schema.ShardColumn)+" = ?")
+		shards = v.Shards
 	}
-	return n, nil
+	stmt := fmt.Sprintf("SELECT COUNT(*) FROM %s.%s WHERE %s", schema.Quote(ks), schema.Quote(v.Name), strings.Join(where, " AND "))
+	if shards == 1 {
+		return []cqlStatement{{stmt, args}}
+	}
+	out := make([]cqlStatement, shards)
+	for i := range out {
+		out[i] = cqlStatement{stmt, append(slices.Clone(args), i)}
+	}
+	return out
 }
 
 // inspectTable shows the server's partition size estimates for a table. It

@@ -8,6 +8,7 @@
 //	tsbucket read     read one key of a registered view: latest N, a time range, either direction, by cursor
 //	tsbucket inspect  buckets and rows of a key of a registered view, or a table's partition size estimates
 //	tsbucket repair   re-derive the other views of a key's time range from a base view
+//	tsbucket backfill fill views added to a populated keyspace from a base view, every key
 //	tsbucket help     usage of a command
 //
 // Views come from a views file (--views FILE, docs/views-file.md), from the

@@ -59,8 +59,8 @@ func TestPlanTextbook(t *testing.T) {
 	}
 	golden(t, "plan_textbook.txt", out)
 	for _, want := range []string{
-		"15m    90000           18.0", "<- recommended",
-		"recommended: 15m buckets, TWCS window 1 DAYS (30 windows), default_time_to_live 2592000",
+		"10m    60000           12.0", "<- recommended", "fits, little headroom: 90000 rows",
+		"recommended: 10m buckets, TWCS window 1 DAYS (30 windows), default_time_to_live 2592000",
 		"30m    180000          36.0", "too many rows: 180000 rows > 100000",
 	} {
 		if !strings.Contains(out, want) {
@@ -78,9 +78,9 @@ func TestPlanJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	if got.Recommended != "15m" || got.RecommendedSeconds != 900 || got.TWCSWindowUnit != "DAYS" ||
+	if got.Recommended != "10m" || got.RecommendedSeconds != 600 || got.TWCSWindowUnit != "DAYS" ||
 		got.TWCSWindowSize != 1 || got.TWCSWindows != 30 || got.TTLSeconds != 2592000 || len(got.Candidates) != 12 {
-		t.Errorf("got %+v, want 15m (900 s), TWCS 1 DAYS (30 windows), TTL 2592000, 12 candidates", got)
+		t.Errorf("got %+v, want 10m (600 s), TWCS 1 DAYS (30 windows), TTL 2592000, 12 candidates", got)
 	}
 	for _, c := range got.Candidates {
 		if want := c.WidthSeconds <= 900; c.Fits != want {
@@ -166,6 +166,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"plan", "--rate", "100", "--row-bytes", "200", "--retention", "3x"}, "-retention"},
 		{[]string{"plan", "--rate", "100", "--row-bytes", "200", "extra"}, `unexpected argument "extra"`},
 		{[]string{"plan", "--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"plan", "--rate", "100", "--row-bytes", "200", "--max-fill", "1.5"}, "--max-fill 1.5: want a fraction of the limits in (0, 1]"},
+		{[]string{"schema", "drop", "--hosts", "127.0.0.1", "--view", "v"}, "nothing dropped: pass --confirm v to drop it"},
+		{[]string{"schema", "drop", "--hosts", "127.0.0.1", "--keyspace", "ks", "--all", "--confirm", "other"}, `nothing dropped: --confirm "other" is not "ks"`},
+		{[]string{"schema", "drop", "--hosts", "127.0.0.1", "--view", "v", "--all"}, "give --view V or --all, one of them"},
+		{[]string{"schema", "apply", "--hosts", "127.0.0.1", "--alter"}, "--alter goes with --views or --workload"},
+		{[]string{"backfill", "--hosts", "127.0.0.1", "--base", "v"}, "--base and --targets are required"},
+		{[]string{"backfill", "--hosts", "127.0.0.1", "--base", "v", "--targets", "w", "--keys-per-second", "-1"}, "--keys-per-second -1"},
 		{[]string{"demo", "--skew", "1"}, "skew"},
 		{[]string{"demo", "--fault-rate", "2"}, "fault rate"},
 		{[]string{"demo", "--progress", "fancy"}, "--progress"},
@@ -211,8 +218,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"schema", "print", "--views", "testdata/shop.yaml", "--workload", "chat"}, "give --views or --workload, not both"},
 		{[]string{"schema", "apply", "--hosts", "h", "--views", "testdata/bad_views.yaml"}, "bad_views.yaml:15:13: view \"orders_by_customer\": id: kind: \"uuidv9\""},
 		{[]string{"schema", "check", "--hosts", "h", "--views", "testdata/bad_views.yaml"}, "bad views file, nothing done"},
-		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--view", "orders_by_customer"}, "--views and --view go together"},
-		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/shop.yaml"}, "--views and --view go together"},
+		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--view", "orders_by_customer"}, "--view without --views judges a registered view: no cluster: pass --hosts"},
+		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/shop.yaml"}, "--views goes with --view"},
 		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/shop.yaml", "--view", "nope"}, `--view "nope" is not a view of testdata/shop.yaml (it has: orders_by_customer, order_by_id, events_by_tenant)`},
 		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/shop.yaml", "--view", "order_by_id"}, "--view order_by_id is unbucketed"},
 		{[]string{"plan", "--rate", "1", "--row-bytes", "1", "--views", "testdata/shop.yaml", "--view", "events_by_tenant", "--retention", "1d"}, "--retention comes from the view's ttl"},

@@ -104,17 +104,20 @@ func runPlan(ctx context.Context, args []string, e env) int {
 	var in bucket.PlanInput
 	var asJSON bool
 	var viewsPath, viewName string
-	fs := newFlags("plan", "plan --rate ROWS_PER_S --row-bytes BYTES [--views FILE --view V] [flags]", e)
+	var c clusterFlags
+	fs := newFlags("plan", "plan --rate ROWS_PER_S --row-bytes BYTES [--views FILE --view V | --hosts H --keyspace K --view V] [flags]", e)
 	fs.Float64Var(&in.PeakWritesPerSecond, "rate", 0, "peak rows per second written to the busiest key (required)")
 	fs.IntVar(&in.AvgRowBytes, "row-bytes", 0, "average row size in bytes (required)")
 	fs.Var(durationFlag{&in.Retention}, "retention", "TTL of the rows, e.g. 30d or 720h; 0 keeps them forever")
 	fs.Int64Var(&in.MaxRowsPerPartition, "max-rows", bucket.DefaultMaxRowsPerPartition, "rows a partition may hold")
 	fs.Int64Var(&in.MaxBytesPerPartition, "max-bytes", bucket.DefaultMaxBytesPerPartition, "bytes a partition may hold")
 	fs.IntVar(&in.ReadSize, "read-size", bucket.DefaultReadSize, "rows of a \"latest N\" read")
+	fs.Float64Var(&in.MaxFill, "max-fill", bucket.DefaultMaxFill, "most of each limit a recommended partition may fill at the peak rate, in (0, 1]: room for the key to grow (1: the widest width that fits)")
 	fs.Var(durationsFlag{&in.Candidates}, "candidates", "comma-separated widths to consider, whole minutes (default 1m,5m,10m,15m,30m,1h,6h,12h,1d,7d,10d,30d)")
 	fs.BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	fs.StringVar(&viewsPath, "views", "", "views file holding --view")
-	fs.StringVar(&viewName, "view", "", "view of --views to judge: its width joins the candidates, its ttl is the retention; exit 1 if its width does not fit")
+	fs.StringVar(&viewName, "view", "", "view of --views (or, without it, registered in --keyspace) to judge: its width joins the candidates, its ttl is the retention; exit 1 if its width does not fit")
+	c.register(fs, e)
 	if code, done := parse(fs, args); done {
 		return code
 	}
@@ -124,7 +127,7 @@ func runPlan(ctx context.Context, args []string, e env) int {
 	var pv *planView
 	if viewsPath != "" || viewName != "" {
 		var err error
-		if pv, err = loadPlanView(fs, viewsPath, viewName, &in); err != nil {
+		if pv, err = loadPlanView(ctx, fs, c, viewsPath, viewName, &in); err != nil {
 			return fail(e, "plan", err)
 		}
 	}
@@ -180,6 +183,8 @@ func planFlag(field string) string {
 		return "max-bytes"
 	case "ReadSize":
 		return "read-size"
+	case "MaxFill":
+		return "max-fill"
 	case "Candidates":
 		return "candidates"
 	}
@@ -215,8 +220,9 @@ func writePlanTable(w io.Writer, res bucket.PlanResult) {
 	if in.Retention > 0 {
 		retention = fmtWidth(in.Retention)
 	}
-	fmt.Fprintf(w, "busiest key: %g rows/s of %d B, retention %s, reads of %d rows; limits %d rows, %.1f MB per partition\n\n",
-		in.PeakWritesPerSecond, in.AvgRowBytes, retention, in.ReadSize, in.MaxRowsPerPartition, float64(in.MaxBytesPerPartition)/1e6)
+	fmt.Fprintf(w, "busiest key: %g rows/s of %d B, retention %s, reads of %d rows; limits %d rows, %.1f MB per partition, "+
+		"recommended at most %.0f%% full (--max-fill); never wider than the retention\n\n",
+		in.PeakWritesPerSecond, in.AvgRowBytes, retention, in.ReadSize, in.MaxRowsPerPartition, float64(in.MaxBytesPerPartition)/1e6, in.MaxFill*100)
 	sharded := res.Shards != 1 // no width fits one partition per bucket
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	header := "width\trows/partition\tMB/partition\tbuckets/read\tbuckets live\tday-aligned\t"
@@ -237,13 +243,16 @@ func writePlanTable(w io.Writer, res bucket.PlanResult) {
 	case sharded:
 		writeShardedSummary(w, res)
 	}
+	if sharded {
+		defer writePerKeyAlternative(w, res)
+	}
 	fmt.Fprintf(w, "recommended: %s buckets", fmtWidth(res.Recommended))
 	if sharded {
 		fmt.Fprintf(w, " x %d shards (shards: %d in the views file)", res.Shards, res.Shards)
 	}
 	fmt.Fprintf(w, ", TWCS window %s", res.TWCS)
 	if res.TTL > 0 {
-		fmt.Fprintf(w, " (%d windows), default_time_to_live %d", res.TWCSWindows, int64(res.TTL/time.Second))
+		fmt.Fprintf(w, " (%s), default_time_to_live %d", windowsText(res.TWCSWindows), int64(res.TTL/time.Second))
 	}
 	fmt.Fprintf(w, "\nper day: %.0f rows, %.1f MB\n", res.RowsPerDay, res.BytesPerDay/1e6)
 }
@@ -282,13 +291,35 @@ func writeShardedSummary(w io.Writer, res bucket.PlanResult) {
 			perRead = c.BucketsPerRead
 		}
 	}
-	fmt.Fprintf(w, "no width fits one partition per bucket: %s buckets x %d shards, %.0f rows / %.1f MB per shard partition; "+
+	fmt.Fprintf(w, "no width fits one partition per bucket with room to grow: %s buckets x %d shards, %.0f rows / %.1f MB per shard partition; "+
 		"a page read costs %d queries in parallel (one round trip)", fmtWidth(res.Recommended), res.Shards,
 		res.PartitionRows, res.PartitionBytes/1e6, res.QueriesPerPage)
 	if perRead > 1 {
 		fmt.Fprintf(w, ", up to %d when it spans %d buckets", perRead*res.QueriesPerPage, perRead)
 	}
 	fmt.Fprintln(w)
+}
+
+// writePerKeyAlternative shows the other way to shard, next to sharding
+// every key: shards cannot change once a view is applied, so the choice is
+// made here.
+func writePerKeyAlternative(w io.Writer, res bucket.PlanResult) {
+	fmt.Fprintf(w, "\nshards are fixed once the view is applied; choose now:\n")
+	fmt.Fprintf(w, "  every key sharded:  shards: %d\n"+
+		"      every read of every key queries %d partitions per bucket; right when most keys are this hot\n", res.Shards, res.Shards)
+	fmt.Fprintf(w, "  hot keys only:      shards: %d, per_key_shards: true\n"+
+		"      a key stays one partition per bucket (one query) until promoted, automatically after repo.Options.PromoteAfter rows\n"+
+		"      to one partition or by tsbucket hotkeys --promote; right when a few keys are this hot and the rest are not.\n"+
+		"      Size the width for the ordinary keys then: plan --rate with their rate, and check this width fits the hot ones sharded\n",
+		res.Shards)
+}
+
+// windowsText is "1 window" or "n windows".
+func windowsText(n int) string {
+	if n == 1 {
+		return "1 window"
+	}
+	return strconv.Itoa(n) + " windows"
 }
 
 func yesNo(b bool) string {
@@ -306,6 +337,7 @@ type planJSON struct {
 	MaxRowsPerPartition  int64           `json:"max_rows_per_partition"`
 	MaxBytesPerPartition int64           `json:"max_bytes_per_partition"`
 	ReadSize             int             `json:"read_size"`
+	MaxFill              float64         `json:"max_fill"`
 	Recommended          string          `json:"recommended"` // "" when nothing fits
 	RecommendedSeconds   int64           `json:"recommended_seconds"`
 	Shards               int             `json:"shards"`           // partitions per (key, bucket); 0 when nothing fits
@@ -340,7 +372,7 @@ func writePlanJSON(w io.Writer, res bucket.PlanResult, pv *planView) error {
 	out := planJSON{
 		PeakWritesPerSecond: in.PeakWritesPerSecond, AvgRowBytes: in.AvgRowBytes,
 		RetentionSeconds: int64(in.Retention / time.Second), MaxRowsPerPartition: in.MaxRowsPerPartition,
-		MaxBytesPerPartition: in.MaxBytesPerPartition, ReadSize: in.ReadSize,
+		MaxBytesPerPartition: in.MaxBytesPerPartition, ReadSize: in.ReadSize, MaxFill: in.MaxFill,
 		RecommendedSeconds: int64(res.Recommended / time.Second), Shards: res.Shards,
 		QueriesPerPage: res.QueriesPerPage, PartitionRows: res.PartitionRows, PartitionBytes: res.PartitionBytes,
 		TWCSWindowUnit: res.TWCS.Unit, TWCSWindowSize: res.TWCS.Size, TWCSWindows: res.TWCSWindows,

@@ -101,7 +101,8 @@ func TestPlanLargestInput(t *testing.T) {
 		"--max-rows", "9223372036854775807", "--max-bytes", "9223372036854775807", "--read-size", "9223372036854775807",
 		"--candidates", "1m,7300d"}
 	// A minute of 2 GB rows at 1e9 rows/s is 129 EB, over the 9.2 EB limit:
-	// it fits over 16 shards, and the table says so in finite numbers.
+	// it fits over 32 shards within two thirds of the limit, and the table
+	// says so in finite numbers.
 	code, out, errOut := runCmd(t, append(args, "--json")...)
 	if code != exitOK || errOut != "" {
 		t.Fatalf("exit %d, stderr %q; want %d and nothing", code, errOut, exitOK)
@@ -119,8 +120,8 @@ func TestPlanLargestInput(t *testing.T) {
 			t.Errorf("number %v in %s", v, out)
 		}
 	}
-	if got.Recommended != "1m" || got.Shards != 16 || got.QueriesPerPage != 16 || got.TTLSeconds != 630720000 || len(got.Candidates) != 2 {
-		t.Errorf("got %+v, want 1m x 16 shards, 16 queries, TTL 630720000, 2 candidates", got)
+	if got.Recommended != "1m" || got.Shards != 32 || got.QueriesPerPage != 32 || got.TTLSeconds != 630720000 || len(got.Candidates) != 2 {
+		t.Errorf("got %+v, want 1m x 32 shards, 32 queries, TTL 630720000, 2 candidates", got)
 	}
 	code, out, errOut = runCmd(t, args...)
 	if code != exitOK || errOut != "" || strings.Contains(out, "Inf") || strings.Contains(out, "NaN") {
@@ -129,8 +130,9 @@ func TestPlanLargestInput(t *testing.T) {
 }
 
 // A Discord hot channel, 10,000 messages/s of 200 B: no width fits one
-// partition per bucket; the plan shards one-minute buckets eight ways and
-// says what a page read then costs. Text and JSON are golden files.
+// partition per bucket; the plan shards one-minute buckets sixteen ways
+// (two thirds of a limit at most), says what a page read then costs, and
+// shows the per-key-shards alternative. Text and JSON are golden files.
 func TestPlanSharded(t *testing.T) {
 	args := []string{"plan", "--rate", "10000", "--row-bytes", "200", "--retention", "30d"}
 	code, out, errOut := runCmd(t, args...)
@@ -139,10 +141,12 @@ func TestPlanSharded(t *testing.T) {
 	}
 	golden(t, "plan_sharded.txt", out)
 	for _, want := range []string{
-		"no width fits one partition per bucket: 1m buckets x 8 shards, 75000 rows / 15.0 MB per shard partition; " +
-			"a page read costs 8 queries in parallel (one round trip)",
-		"recommended: 1m buckets x 8 shards (shards: 8 in the views file), TWCS window 1 DAYS (30 windows)",
-		"<- recommended over 8 shards",
+		"no width fits one partition per bucket with room to grow: 1m buckets x 16 shards, 37500 rows / 7.5 MB per shard partition; " +
+			"a page read costs 16 queries in parallel (one round trip)",
+		"recommended: 1m buckets x 16 shards (shards: 16 in the views file), TWCS window 1 DAYS (30 windows)",
+		"<- recommended over 16 shards",
+		"every key sharded:  shards: 16",
+		"hot keys only:      shards: 16, per_key_shards: true",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan output lacks %q", want)
@@ -157,9 +161,9 @@ func TestPlanSharded(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	if got.Recommended != "1m" || got.Shards != 8 || got.QueriesPerPage != 8 || got.PartitionRows != 75_000 ||
-		got.PartitionBytes != 15e6 || got.Candidates[0].ShardsToFit != 8 {
-		t.Errorf("got %+v, want 1m x 8 shards, 8 queries, 75000 rows and 15e6 B a shard partition", got)
+	if got.Recommended != "1m" || got.Shards != 16 || got.QueriesPerPage != 16 || got.PartitionRows != 37_500 ||
+		got.PartitionBytes != 7.5e6 || got.Candidates[0].ShardsToFit != 16 {
+		t.Errorf("got %+v, want 1m x 16 shards, 16 queries, 37500 rows and 7.5e6 B a shard partition", got)
 	}
 }
 
@@ -174,8 +178,8 @@ func TestPlanUnshardedJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Shards != 1 || got.QueriesPerPage != 1 || got.PartitionRows != 90_000 || got.PartitionBytes != 18e6 {
-		t.Errorf("got %+v, want 1 shard, 1 query, 90000 rows, 18e6 B", got)
+	if got.Shards != 1 || got.QueriesPerPage != 1 || got.PartitionRows != 60_000 || got.PartitionBytes != 12e6 {
+		t.Errorf("got %+v, want 1 shard, 1 query, 60000 rows, 12e6 B", got)
 	}
 }
 

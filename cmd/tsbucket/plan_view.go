@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
@@ -22,21 +24,22 @@ type planView struct {
 	reason string
 }
 
-// loadPlanView reads the view --view of --views and sets the planner input
-// from it: the retention is the view's TTL, and its width joins the
-// candidates so that the table shows it.
-func loadPlanView(fs *flag.FlagSet, path, name string, in *bucket.PlanInput) (*planView, error) {
-	if path == "" || name == "" {
-		return nil, usageErr("--views and --view go together")
+// loadPlanView reads the view --view of --views, or of the views
+// registered in --keyspace without --views, and sets the planner input from
+// it: the retention is the view's TTL, and its width joins the candidates
+// so that the table shows it.
+func loadPlanView(ctx context.Context, fs *flag.FlagSet, c clusterFlags, path, name string, in *bucket.PlanInput) (*planView, error) {
+	if name == "" {
+		return nil, usageErr("--views goes with --view")
 	}
 	if isSet(fs, "retention") {
 		return nil, usageErr("--retention comes from the view's ttl with --view")
 	}
-	f, err := loadViewsFile(path)
+	views, source, err := planViews(ctx, c, path)
 	if err != nil {
 		return nil, err
 	}
-	v, err := findView(f.Views, "--view", name, "of "+path)
+	v, err := findView(views, "--view", name, source)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +48,11 @@ func loadPlanView(fs *flag.FlagSet, path, name string, in *bucket.PlanInput) (*p
 	}
 	// A view whose scheme changed is judged by its latest width: the one
 	// its partitions are cut to from now on (the history is printed).
-	pv := &planView{file: path, view: v, width: v.Scheme.Latest().Width(), window: compactionWindow(v)}
+	label := path
+	if path == "" {
+		label = "keyspace " + c.keyspace
+	}
+	pv := &planView{file: label, view: v, width: v.Scheme.Latest().Width(), window: compactionWindow(v)}
 	in.Retention = v.TTL
 	if in.Candidates == nil {
 		in.Candidates = bucket.DefaultCandidates()
@@ -54,6 +61,25 @@ func loadPlanView(fs *flag.FlagSet, path, name string, in *bucket.PlanInput) (*p
 		in.Candidates = append(in.Candidates, pv.width)
 	}
 	return pv, nil
+}
+
+// planViews are the views of the file at path, or without one the views
+// registered in the keyspace of c; source says where, for messages.
+func planViews(ctx context.Context, c clusterFlags, path string) ([]schema.View, string, error) {
+	if path != "" {
+		f, err := loadViewsFile(path)
+		return f.Views, "of " + path, err
+	}
+	if err := c.validate(true); err != nil {
+		return nil, "", usageErr("--view without --views judges a registered view: %v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+	}
+	s, err := c.session("")
+	if err != nil {
+		return nil, "", err
+	}
+	defer s.Close()
+	views, err := registeredViews(ctx, s, c.keyspace)
+	return views, "registered in keyspace " + c.keyspace, err
 }
 
 // judge finds the view's width among the planned candidates; a sharded
@@ -113,7 +139,7 @@ func writeViewVerdict(w io.Writer, pv *planView, res bucket.PlanResult) {
 	fmt.Fprintf(w, "\nview %s (%s): %s buckets (%s), ttl %s, TWCS window %s", pv.view.Name, pv.file,
 		fmtWidth(pv.width), pv.view.Scheme, ttlText(pv.view.TTL), pv.window)
 	if n := pv.windows(); n > 0 {
-		fmt.Fprintf(w, " (%d windows)", n)
+		fmt.Fprintf(w, " (%s)", windowsText(n))
 	}
 	if pv.fits {
 		fmt.Fprintf(w, "\nverdict: %s", pv.reason) // "fits: ..."

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/gocql/gocql"
@@ -33,7 +34,7 @@ func runRead(ctx context.Context, args []string, e env) int {
 	fs := newFlags("read", "read --hosts H --view V --key K [--limit N] [--oldest-first] [--from T] [--to T] [--cursor C] [--json]", e)
 	f.cluster.register(fs, e)
 	fs.StringVar(&f.view, "view", "", "registered view to read (required)")
-	fs.StringVar(&f.key, "key", "", "the view's key (required); comma-separated when it has several columns")
+	fs.StringVar(&f.key, "key", "", "the view's key (required); comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")
 	fs.IntVar(&f.limit, "limit", 20, fmt.Sprintf("items in the page, 1 to %d", readMaxLimit))
 	fs.BoolVar(&f.oldestFirst, "oldest-first", false, "read forward in time (default: newest first)")
 	fs.StringVar(&f.from, "from", "", "oldest instant to read, inclusive, RFC 3339 (default: open)")
@@ -116,12 +117,14 @@ func readView(ctx context.Context, s *gocql.Session, ks string, v schema.View, q
 	return page, err
 }
 
-// itemColumns are the columns a page shows, in view order: key, ID, values.
+// itemColumns are the columns a page shows, in view order: key, ID, values;
+// each once (the ID of a view keyed by it is a key column).
 func itemColumns(v schema.View) []string {
-	cols := allColumns(v)
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.Name
+	var names []string
+	for _, c := range allColumns(v) {
+		if !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
+		}
 	}
 	return names
 }

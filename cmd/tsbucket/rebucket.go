@@ -48,15 +48,7 @@ func runSchemaRebucket(ctx context.Context, args []string, e env) int {
 	now := time.Now()
 	from, err := rebucketFrom(fromText, now, next, func() (bucket.Scheme, error) {
 		vs, err := schema.RegisteredViews(ctx, s, c.keyspace)
-		for _, v := range vs {
-			if v.Name == view {
-				return v.Scheme.Latest(), nil
-			}
-		}
-		if err == nil {
-			err = fmt.Errorf("%w: keyspace %q has no registered view %q", schema.ErrNotApplied, c.keyspace, view)
-		}
-		return bucket.Scheme{}, err
+		return currentScheme(vs, err, c.keyspace, view)
 	})
 	if err != nil {
 		return fail(e, "schema rebucket", err)
@@ -83,6 +75,24 @@ func runSchemaRebucket(ctx context.Context, args []string, e env) int {
 		fmt.Fprintln(e.stdout, "dry run: nothing recorded")
 	}
 	return exitOK
+}
+
+// currentScheme is the scheme in force last of the registered view called
+// name (views and err as schema.RegisteredViews returned them).
+func currentScheme(views []schema.View, err error, keyspace, name string) (bucket.Scheme, error) {
+	if err != nil {
+		return bucket.Scheme{}, err
+	}
+	for _, v := range views {
+		if v.Name != name {
+			continue
+		}
+		if !v.Bucketed() {
+			return bucket.Scheme{}, usageErr("view %s is unbucketed (%s): it has no bucket scheme to change", v.Name, v.Unbucketed)
+		}
+		return v.Scheme.Latest(), nil
+	}
+	return bucket.Scheme{}, fmt.Errorf("%w: keyspace %q has no registered view %q", schema.ErrNotApplied, keyspace, name)
 }
 
 func rebucketScheme(widthText, schemeText string) (bucket.Scheme, error) {

@@ -29,10 +29,10 @@ func runRepair(ctx context.Context, args []string, e env) int {
 	f.cluster.register(fs, e)
 	fs.StringVar(&f.base, "base", "", "registered view holding the good copy, e.g. messages_by_channel")
 	fs.StringVar(&f.base, "view", "", "the same as --base")
-	fs.StringVar(&f.key, "key", "", "the base view's key; comma-separated when it has several columns")
+	fs.StringVar(&f.key, "key", "", "the base view's key; comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")
 	fs.StringVar(&f.from, "from", "", "oldest instant to repair, RFC 3339 (default: the base view's floor)")
 	fs.StringVar(&f.to, "to", "", "instant to repair up to, exclusive, RFC 3339 (default: open)")
-	fs.StringVar(&f.targets, "targets", "", "comma-separated views to repair (default: every registered view whose key and ID columns the base holds)")
+	fs.StringVar(&f.targets, "targets", "", "comma-separated views to repair (default: every other registered view of the base's group whose columns the base holds)")
 	fs.BoolVar(&f.jsonOutput, "json", false, "print the report as JSON")
 	if code, done := parse(fs, args); done {
 		return code
@@ -103,36 +103,67 @@ func repairWith(ctx context.Context, s *gocql.Session, ks string, views []schema
 }
 
 // repairTargets returns the views a base view's items can be re-derived
-// into: the named ones, or every other registered view whose key and ID
-// columns the base view holds with the same types. Views of other items
-// (another model in the keyspace) lack those columns and are left out.
+// into: the named ones, or by default every other registered view of the
+// base's item group (schema.View.Group) whose columns the base holds with
+// the same types. A view of another group is never a target: it holds
+// another kind of item, even when its key and ID columns are named alike.
+// A view holding a value column the base lacks is a target only when
+// named (it is written with nulls there).
 func repairTargets(base schema.View, views []schema.View, names []string) ([]schema.View, error) {
-	var out []schema.View
-	for _, v := range views {
-		if v.Name == base.Name {
-			continue
-		}
-		named := len(names) == 0 || slices.Contains(names, v.Name)
-		if !named {
-			continue
-		}
-		if missing := underivable(base, v); len(missing) > 0 {
-			if len(names) > 0 {
-				return nil, usageErr("--targets: view %s needs column(s) %s that %s does not hold", v.Name, strings.Join(missing, ", "), base.Name)
-			}
-			continue
-		}
-		out = append(out, v)
-	}
 	for _, n := range names {
 		if n == base.Name || !containsView(views, n) {
 			return nil, usageErr("--targets: %q is not another view registered in the keyspace", n)
 		}
 	}
+	var out []schema.View
+	for _, v := range views {
+		named := slices.Contains(names, v.Name)
+		if v.Name == base.Name || (len(names) > 0 && !named) {
+			continue
+		}
+		if err := repairTarget(base, v, named); err != nil {
+			if named {
+				return nil, err
+			}
+			continue
+		}
+		out = append(out, v)
+	}
 	if len(out) == 0 {
-		return nil, usageErr("no view to repair from %s: no other registered view has its key and ID columns in %s", base.Name, base.Name)
+		return nil, usageErr("no view to repair from %s: no other registered view of its item group%s holds only columns of %s "+
+			"(name views of the group with --targets)", base.Name, groupText(base.Group), base.Name)
 	}
 	return out, nil
+}
+
+// repairTarget says why v cannot be repaired from base; named targets may
+// hold value columns the base lacks.
+func repairTarget(base, v schema.View, named bool) error {
+	if v.Group != base.Group {
+		return usageErr("--targets: view %s is in group %s, %s in group %s: repair stays within one item group",
+			v.Name, groupName(v.Group), base.Name, groupName(base.Group))
+	}
+	if missing := underivable(base, v); len(missing) > 0 {
+		return usageErr("--targets: view %s needs column(s) %s that %s does not hold", v.Name, strings.Join(missing, ", "), base.Name)
+	}
+	if missing := missingValues(base, v); len(missing) > 0 && !named {
+		return usageErr("view %s holds %s, which %s does not", v.Name, strings.Join(missing, ", "), base.Name)
+	}
+	return nil
+}
+
+func groupName(g string) string {
+	if g == "" {
+		return "(none)"
+	}
+	return g
+}
+
+func groupText(g string) string {
+	if g == "" {
+		return ""
+	}
+	return " (" + g + ")"
 }
 
 // underivable lists the key and ID columns of v that base does not hold

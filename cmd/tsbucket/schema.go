@@ -15,7 +15,7 @@ import (
 	"github.com/tsbucket/tsbucket/schema"
 )
 
-const schemaSynopsis = "schema print|apply|check|rebucket [flags]"
+const schemaSynopsis = "schema print|apply|check|rebucket|drop [flags]"
 
 func runSchema(ctx context.Context, args []string, e env) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
@@ -35,6 +35,8 @@ func runSchema(ctx context.Context, args []string, e env) int {
 		return runSchemaCheck(ctx, args[1:], e)
 	case "rebucket":
 		return runSchemaRebucket(ctx, args[1:], e)
+	case "drop":
+		return runSchemaDrop(ctx, args[1:], e)
 	}
 	fmt.Fprintf(e.stderr, "tsbucket schema: unknown subcommand %q\n", args[0])
 	schemaUsage(e.stderr)
@@ -45,9 +47,10 @@ func schemaUsage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: tsbucket "+schemaSynopsis)
 	fmt.Fprintln(w, "  print  the CQL of a views file (--views FILE) or of the reference views (no cluster needed)")
 	fmt.Fprintln(w, "  apply  create the keyspace and tables of a views file and register its views")
-	fmt.Fprintln(w, "         (without --views: the reference migrations)")
+	fmt.Fprintln(w, "         (without --views: the reference migrations); --alter then runs the ALTERs schema check prints")
 	fmt.Fprintln(w, "  check  compare the live schema with the registered views (or a views file); exit 1 on drift")
 	fmt.Fprintln(w, "  rebucket  change a registered view's bucket scheme from an instant on, keeping older buckets readable")
+	fmt.Fprintln(w, "  drop   drop a registered view (--view V) or the keyspace (--all), once --confirm repeats its name")
 	fmt.Fprintln(w, "Run tsbucket schema <subcommand> -h for its flags. Views files: docs/views-file.md.")
 }
 
@@ -75,7 +78,7 @@ func runSchemaPrint(args []string, e env) int {
 	var rf int
 	fs := newFlags("schema print", "schema print [--views FILE | --workload W] [flags]", e)
 	fs.StringVar(&path, "views", "", "views file to print (docs/views-file.md); its keyspace and replication unless overridden")
-	fs.StringVar(&ks, "keyspace", "tsbucket_demo", "keyspace the tables are qualified with")
+	fs.StringVar(&ks, "keyspace", defaultKeyspace(e), "keyspace the tables are qualified with (default $"+envKeyspace+", else "+demoKeyspace+")")
 	fs.StringVar(&dc, "dc", "dc1", "datacenter of the keyspace's replication")
 	fs.IntVar(&rf, "rf", 3, "replication factor in that datacenter")
 	fs.StringVar(&workload, "workload", "", "reference views to print: all, chat, iot or rides (default all, without --views)")
@@ -112,17 +115,25 @@ func runSchemaApply(ctx context.Context, args []string, e env) int {
 	var c clusterFlags
 	var rf int
 	var path, workload string
-	fs := newFlags("schema apply", "schema apply --hosts H [--views FILE | --workload W] [flags]", e)
+	var alter bool
+	fs := newFlags("schema apply", "schema apply --hosts H [--views FILE | --workload W] [--alter] [flags]", e)
 	c.register(fs, e)
 	fs.IntVar(&rf, "rf", 1, "replication factor in the local datacenter, if the keyspace is created (with --views: replaces the file's replication)")
 	fs.StringVar(&path, "views", "", "views file to apply: its keyspace (unless --keyspace), tables, and registered views")
 	fs.StringVar(&workload, "workload", "", "reference views to apply from their embedded views files: all, chat, iot or rides")
+	fs.BoolVar(&alter, "alter", false, "then print and run the statements schema check prints for existing tables (ALTER TABLE ... ADD / WITH)")
 	if code, done := parse(fs, args); done {
 		return code
 	}
 	f, source, ok, err := viewsOf(path, workload)
 	if err == nil {
 		err = c.validate(true)
+	}
+	if err != nil {
+		return fail(e, "schema apply", err)
+	}
+	if !ok && alter {
+		err = usageErr("--alter goes with --views or --workload")
 	}
 	if err != nil {
 		return fail(e, "schema apply", err)
@@ -134,7 +145,7 @@ func runSchemaApply(ctx context.Context, args []string, e env) int {
 	if workload != "" {
 		k.Name, k.Replication = c.keyspace, map[string]int{c.datacenter(): rf}
 	}
-	if err := applyViews(ctx, c, k, f.Views, workload != "", e.stdout); err != nil {
+	if err := applyViews(ctx, c, k, f.Views, applyOptions{autoTablets: workload != "", alter: alter}, e.stdout); err != nil {
 		return fail(e, "schema apply", err)
 	}
 	fmt.Fprintf(e.stdout, "keyspace %s: %d view(s) applied and registered (the %s)\n", k.Name, len(f.Views), source)
@@ -190,7 +201,7 @@ func applySchema(ctx context.Context, c clusterFlags, rf int) (int, error) {
 // the definitions already registered, which the file may change only in
 // compatible ways. Compatible changes are listed, as they leave existing
 // tables as they are (schema check prints the statements).
-func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []schema.View, autoTablets bool, w io.Writer) error {
+func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []schema.View, o applyOptions, w io.Writer) error {
 	if _, err := k.CQL(); err != nil {
 		return usageErr("%v", err)
 	}
@@ -206,20 +217,103 @@ func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []
 	if err != nil && !errors.Is(err, schema.ErrNotApplied) {
 		return err
 	}
-	diffs := diffDefinitions(registered, views)
+	if views, err = againstRegistered(w, k.Name, registered, views); err != nil {
+		return err
+	}
+	if o.autoTablets && !k.NoTablets {
+		if k.NoTablets, err = hasTablets(ctx, s); err != nil {
+			return err
+		}
+	}
+	if err := schema.Apply(ctx, s, k, views); err != nil {
+		return err
+	}
+	return alterTables(ctx, s, k.Name, views, o.alter, w)
+}
+
+// applyOptions are the choices of schema apply beyond its views.
+type applyOptions struct {
+	autoTablets bool // detect ScyllaDB tablets and disable them (--workload)
+	alter       bool // run the statements that bring existing tables in line
+}
+
+// alterTables prints the statements that bring the existing tables of views
+// in line with them (what schema check prints), and runs them when run is
+// set. Drift no statement fixes (a changed type or key) is left to schema
+// check, which reports it.
+func alterTables(ctx context.Context, s *gocql.Session, keyspace string, views []schema.View, run bool, w io.Writer) error {
+	drifts, err := schema.Check(ctx, s, keyspace, views)
+	if err != nil {
+		return err
+	}
+	var fixes []string
+	for _, d := range drifts {
+		if d.Fix != "" {
+			fixes = append(fixes, d.Fix)
+		}
+	}
+	if len(fixes) == 0 {
+		return nil
+	}
+	if !run {
+		fmt.Fprintf(w, "-- %d statement(s) bring existing tables in line with the file; review, then run tsbucket schema apply --alter:\n", len(fixes))
+		for _, f := range fixes {
+			fmt.Fprintln(w, f+";")
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "-- running %d statement(s) that bring existing tables in line with the file:\n", len(fixes))
+	for _, f := range fixes {
+		fmt.Fprintln(w, f+";")
+		if err := s.Query(f).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("alter: %s: %w", f, err)
+		}
+		if err := s.AwaitSchemaAgreement(ctx); err != nil {
+			return fmt.Errorf("alter: await schema agreement: %w", err)
+		}
+	}
+	return nil
+}
+
+// againstRegistered checks a file's views against the definitions
+// registered in keyspace and returns the views to apply. Compatible
+// differences are listed, as they leave existing tables as they are.
+//
+// A file view naming only the first scheme of a registered history (schema
+// rebucket recorded changes since) is compatible: it is applied with the
+// recorded history, and the changes: entry that makes the file say so is
+// printed, to paste under the view's bucket.
+func againstRegistered(w io.Writer, keyspace string, registered, views []schema.View) ([]schema.View, error) {
+	inForce := withRecordedHistories(views, registered)
+	diffs := diffDefinitions(registered, inForce)
 	if bad := incompatible(diffs); len(bad) > 0 {
-		return definitionError(k.Name, bad)
+		return nil, definitionError(keyspace, bad)
 	}
 	if len(diffs) > 0 {
 		fmt.Fprintf(w, "definitions that change (existing tables are not altered: run tsbucket schema check for the statements):\n")
 		writeDefDiffs(w, diffs)
 	}
-	if autoTablets && !k.NoTablets {
-		if k.NoTablets, err = hasTablets(ctx, s); err != nil {
+	if err := writeRecordedChanges(w, views, inForce); err != nil {
+		return nil, err
+	}
+	return inForce, nil
+}
+
+// writeRecordedChanges prints, for each file view that lacks scheme changes
+// the cluster recorded, the changes: entry to paste into the file.
+func writeRecordedChanges(w io.Writer, file, inForce []schema.View) error {
+	for i, v := range file {
+		if inForce[i].Scheme.String() == v.Scheme.String() {
+			continue
+		}
+		entry, err := schema.ChangesYAML(inForce[i].Scheme, 6)
+		if err != nil {
 			return err
 		}
+		fmt.Fprintf(w, "view %s: the cluster recorded scheme changes the file does not name (schema rebucket); "+
+			"they stay in force. To make the file say so, add under the view's bucket:\n%s", v.Name, entry)
 	}
-	return schema.Apply(ctx, s, k, views)
+	return nil
 }
 
 // definitionError says which registered definitions a file would change

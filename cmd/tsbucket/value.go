@@ -12,20 +12,26 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
 // parseKey converts the --key text to the Go values of the view's key
-// columns: comma-separated, one value per key column, each read by its
-// column's CQL type (parseValue). A text value cannot hold a comma.
+// columns. The text is the key text form of repo.Key.String
+// (repo.SplitKeyText): one value per key column, comma-separated, with '%',
+// ',' and '/' in a value written %25, %2C and %2F; each value is read by its
+// column's CQL type (parseValue).
 func parseKey(v schema.View, text string) ([]any, error) {
-	parts := strings.Split(text, ",")
+	parts, err := repo.SplitKeyText(text)
+	if err != nil {
+		return nil, usageErr("--key %q: %v", text, strings.TrimPrefix(err.Error(), repo.ErrBadKey.Error()+": "))
+	}
 	if len(parts) != len(v.Key) {
 		return nil, usageErr("--key %q: %s has %d key column(s) (%s)", text, v.Name, len(v.Key), columnList(v.Key))
 	}
 	vals := make([]any, len(parts))
 	for i, p := range parts {
-		val, err := parseValue(v.Key[i].Type, strings.TrimSpace(p))
+		val, err := parseValue(v.Key[i].Type, p)
 		if err != nil {
 			return nil, usageErr("--key: column %s: %v", v.Key[i].Name, err)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,9 +17,11 @@ import (
 func runViews(ctx context.Context, args []string, e env) int {
 	var c clusterFlags
 	var asJSON bool
-	fs := newFlags("views", "views --hosts H --keyspace K [--json]", e)
+	var group string
+	fs := newFlags("views", "views --hosts H --keyspace K [--group G] [--json]", e)
 	c.register(fs, e)
 	fs.BoolVar(&asJSON, "json", false, "print the views as JSON")
+	fs.StringVar(&group, "group", "", "only the views of this item group (the views one repository writes)")
 	if code, done := parse(fs, args); done {
 		return code
 	}
@@ -33,6 +36,11 @@ func runViews(ctx context.Context, args []string, e env) int {
 	views, err := registeredViews(ctx, s, c.keyspace)
 	if err != nil {
 		return fail(e, "views", err)
+	}
+	if group != "" {
+		if views = schema.Group(views, group); len(views) == 0 {
+			return fail(e, "views", usageErr("--group %q: no registered view of keyspace %s is in it", group, c.keyspace))
+		}
 	}
 	if asJSON {
 		err = writeViewsJSON(e.stdout, views)
@@ -76,11 +84,11 @@ func ttlText(d time.Duration) string {
 func writeViewsTable(w io.Writer, keyspace string, views []schema.View) {
 	fmt.Fprintf(w, "keyspace %s: %d registered view(s)\n", keyspace, len(views))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "view\tkey\tid\tkind\tscheme\torder\tttl\twindow")
+	fmt.Fprintln(tw, "view\tkey\tid\tkind\tscheme\torder\tttl\twindow\tgroup")
 	for _, v := range views {
 		v = v.WithDefaults()
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%s\t%s\t%s\n", v.Name, columnList(v.Key), v.ID.Name, v.ID.Type,
-			v.Kind, schemeText(v), v.Order, ttlText(v.TTL), windowText(v))
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Name, columnList(v.Key), v.ID.Name, v.ID.Type,
+			v.Kind, schemeText(v), v.Order, ttlText(v.TTL), windowText(v), cmp.Or(v.Group, "-"))
 	}
 	tw.Flush()
 }
@@ -88,6 +96,7 @@ func writeViewsTable(w io.Writer, keyspace string, views []schema.View) {
 // viewJSON is one view in --json output.
 type viewJSON struct {
 	Name              string       `json:"name"`
+	Group             string       `json:"group,omitempty"`
 	Comment           string       `json:"comment,omitempty"`
 	Key               []columnJSON `json:"key"`
 	ID                columnJSON   `json:"id"`
@@ -122,7 +131,7 @@ func writeViewsJSON(w io.Writer, views []schema.View) error {
 		v = v.WithDefaults()
 		win := compactionWindow(v)
 		out[i] = viewJSON{
-			Name: v.Name, Comment: v.Comment, Key: columnsJSON(v.Key), ID: columnJSON(v.ID), Kind: v.Kind.String(),
+			Name: v.Name, Group: v.Group, Comment: v.Comment, Key: columnsJSON(v.Key), ID: columnJSON(v.ID), Kind: v.Kind.String(),
 			Scheme: schemeText(v), Unbucketed: v.Unbucketed, BucketColumn: v.BucketColumn, Order: strings.ToLower(v.Order.String()),
 			Values: columnsJSON(v.Values), TTLSeconds: int64(v.TTL / time.Second), GCGraceSeconds: int64(v.GCGrace / time.Second),
 		}

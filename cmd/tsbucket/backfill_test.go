@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+func telemetryViews(t *testing.T) []schema.View {
+	t.Helper()
+	f, err := schema.LoadViewsFile("testdata/telemetry.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Views {
+		f.Views[i] = f.Views[i].WithDefaults()
+	}
+	return f.Views
+}
+
+// The keys of a base view come from its presence index, in token order,
+// after the token a resumed backfill names.
+func TestKeyScan(t *testing.T) {
+	v := telemetryViews(t)[0]
+	st := keyScan("telemetry", v, math.MinInt64)
+	want := `SELECT DISTINCT "device_id", token("device_id") FROM "telemetry"."readings_by_device_buckets" WHERE token("device_id") > ?`
+	if st.cql != want || st.args[0] != int64(math.MinInt64) {
+		t.Errorf("got %s %v\nwant %s", st.cql, st.args, want)
+	}
+}
+
+func TestBackfillViews(t *testing.T) {
+	views := telemetryViews(t)
+	tests := []struct {
+		name, base string
+		targets    []string
+		want       string
+	}{
+		{"one target", "readings_by_device", []string{"readings_by_site"}, "readings_by_site"},
+		{"unbucketed base", "reading_by_id", []string{"readings_by_site"}, "error: --base reading_by_id is unbucketed"},
+		{"another group", "readings_by_device", []string{"alerts_by_device"}, "error: --targets: view alerts_by_device is in group alerts"},
+		{"unknown base", "nope", []string{"readings_by_site"}, `error: --base "nope" is not a view`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, targets, err := backfillViews(views, tt.base, tt.targets, "telemetry")
+			got := viewNames(targets)
+			if err != nil {
+				got = "error: " + strings.TrimPrefix(err.Error(), "usage: ")
+			}
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The pacer spaces keys 1/rate apart; rate 0 never waits.
+func TestPacer(t *testing.T) {
+	p := newPacer(0)
+	for range 3 {
+		if err := p.wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p = newPacer(100)
+	start := time.Now()
+	for range 4 {
+		if err := p.wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d < 25*time.Millisecond {
+		t.Errorf("4 keys at 100/s took %v, want at least 30ms", d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p = newPacer(0.001)
+	_ = p.wait(ctx) // the first call never waits
+	if err := p.wait(ctx); err == nil {
+		t.Error("a cancelled wait returned nil")
+	}
+}

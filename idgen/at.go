@@ -1,0 +1,103 @@
+package idgen
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tsbucket/tsbucket/bucket"
+)
+
+// MaxAtInstants is how many instants At remembers the last counter of: IDs
+// asked for an instant it remembers are strictly increasing; for one it
+// forgot (more than MaxAtInstants other instants asked since), the counter
+// starts again from random bits, still unique with overwhelming
+// probability but not ordered after the IDs handed out before for it.
+const MaxAtInstants = 4096
+
+// atTicks remembers the last counter At used for recent ticks, evicting the
+// tick remembered first.
+type atTicks struct {
+	last  map[int64]counter
+	order []int64 // ticks in the order first remembered; a ring of MaxAtInstants
+	next  int     // where the next tick goes in order
+}
+
+func (a *atTicks) get(tick int64) (counter, bool) {
+	c, ok := a.last[tick]
+	return c, ok
+}
+
+func (a *atTicks) put(tick int64, c counter) {
+	if a.last == nil {
+		a.last = make(map[int64]counter)
+	}
+	if _, ok := a.last[tick]; !ok {
+		if len(a.order) < MaxAtInstants {
+			a.order = append(a.order, tick)
+		} else {
+			delete(a.last, a.order[a.next])
+			a.order[a.next] = tick
+			a.next = (a.next + 1) % MaxAtInstants
+		}
+	}
+	a.last[tick] = c
+}
+
+// At returns an ID for an item stamped at t, not now: a device's reading
+// stamped by its own clock, a backfilled item keeping its original time.
+// kind.Time(id) is t truncated to the kind's precision, whatever the
+// generator's clock says, and the IDs At returns for one instant are
+// strictly increasing (and so unique) while the generator remembers the
+// instant (MaxAtInstants). IDs of different instants order by instant. At
+// does not move Next's IDs, nor Next At's: an ID from At may sort before
+// IDs Next returned earlier, as its item is older.
+//
+// At is for kinds whose tie-breaker is random (UUIDv7, ULID, Timestamp):
+// their IDs of one instant stay unique across generators and processes with
+// overwhelming probability. Snowflakes and TimeUUIDs are ErrUnsupportedKind:
+// their tie-breaker is a per-process counter that Next shares, so an ID for
+// a past instant could repeat one already handed out. A t the kind cannot
+// represent wraps bucket.ErrBeforeEpoch or bucket.ErrOutOfRange; more IDs
+// for one instant than its counter holds is ErrExhausted.
+func (g *Generator) At(t time.Time) (bucket.ID, error) {
+	if !g.codec.random() {
+		return bucket.ID{}, fmt.Errorf("at of %s: its tie-breaker is a counter Next shares: %w", g.kind.Name(), ErrUnsupportedKind)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	tick, err := g.codec.tick(t)
+	if err != nil {
+		return bucket.ID{}, fmt.Errorf("at %s: %w", g.kind.Name(), err)
+	}
+	for {
+		c, err := g.atCounter(tick)
+		if err != nil {
+			return bucket.ID{}, fmt.Errorf("at %s: %w", g.kind.Name(), err)
+		}
+		id, err := g.codec.build(tick, c)
+		if err != nil {
+			return bucket.ID{}, fmt.Errorf("at %s: %w", g.kind.Name(), err)
+		}
+		g.at.put(tick, c)
+		if !id.IsZero() { // the zero ID is never handed out; the next one is not zero
+			return id, nil
+		}
+	}
+}
+
+// atCounter is the counter of At's next ID of tick: after the last one it
+// used for the tick, else fresh random bits.
+func (g *Generator) atCounter(tick int64) (counter, error) {
+	last, ok := g.at.get(tick)
+	if !ok {
+		return g.fresh()
+	}
+	c, fits, err := g.incrementFrom(last)
+	if err != nil {
+		return counter{}, err
+	}
+	if !fits {
+		return counter{}, fmt.Errorf("instant %d of %v full: %w", tick, g.kind.Precision(), ErrExhausted)
+	}
+	return c, nil
+}

@@ -1,0 +1,70 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gocql/gocql"
+)
+
+// DropView drops a registered view: its table, its presence table, its
+// promoted keys and its registration, in that order, so a failure part way
+// leaves the view registered (schema check then shows what is missing) and
+// never a table without a registration. The tables and their rows are
+// gone for good: a person confirms first (tsbucket schema drop --confirm).
+// A keyspace without MetadataTable is ErrNotApplied; a view not registered
+// there is ErrBadView.
+func DropView(ctx context.Context, s *gocql.Session, keyspace, view string) error {
+	views, err := RegisteredViews(ctx, s, keyspace)
+	if err != nil {
+		return err
+	}
+	var v View
+	for _, r := range views {
+		if r.Name == view {
+			v = r
+		}
+	}
+	if v.Name == "" {
+		return fmt.Errorf("%w: keyspace %q has no registered view %q", ErrBadView, keyspace, view)
+	}
+	for _, stmt := range DropStatements(keyspace, v) {
+		if err := execDDL(ctx, s, stmt); err != nil {
+			return fmt.Errorf("drop view %s: %s: %w", view, firstLine(stmt), err)
+		}
+	}
+	if v.PerKeyShards {
+		promos := fmt.Sprintf(`DELETE FROM %s WHERE "view" = ?`, qualified(keyspace, HotKeysTable))
+		if err := s.Query(promos, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec(); err != nil && !missingTable(err) {
+			return fmt.Errorf("drop view %s: forget its promoted keys: %w", view, err)
+		}
+	}
+	forget := fmt.Sprintf(`DELETE FROM %s WHERE "view" = ?`, qualified(keyspace, MetadataTable))
+	if err := s.Query(forget, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec(); err != nil {
+		return fmt.Errorf("drop view %s: unregister: %w", view, err)
+	}
+	return nil
+}
+
+// DropStatements are the DDL statements DropView runs for v before it
+// forgets its promoted keys and its registration: its table and its
+// presence table.
+func DropStatements(keyspace string, v View) []string {
+	out := []string{fmt.Sprintf("DROP TABLE IF EXISTS %s", qualified(keyspace, v.Name))}
+	if v.Bucketed() {
+		out = append(out, fmt.Sprintf("DROP TABLE IF EXISTS %s", qualified(keyspace, v.PresenceTable())))
+	}
+	return out
+}
+
+// DropKeyspace drops keyspace with every table and row in it. Like
+// DropView it is for a person who confirmed it.
+func DropKeyspace(ctx context.Context, s *gocql.Session, keyspace string) error {
+	if err := validateKeyspace(keyspace); err != nil {
+		return err
+	}
+	if err := execDDL(ctx, s, "DROP KEYSPACE IF EXISTS "+Quote(keyspace)); err != nil {
+		return fmt.Errorf("drop keyspace %s: %w", keyspace, err)
+	}
+	return nil
+}
