@@ -468,7 +468,7 @@ func TestFutureStampedItems(t *testing.T) {
 // horizon's asks the index.
 func TestFutureStampedItemsOfADenseKey(t *testing.T) {
 	const skew = 2 * time.Hour
-	f := newChat(t, Options{MaxFutureSkew: skew})
+	f := newChat(t, Options{MaxFutureSkew: skew, Lead: 3 * skew})
 	s := refmodel.ChatScheme()
 	for _, toEdge := range []time.Duration{5 * 24 * time.Hour, 3 * time.Hour, 30 * time.Minute} {
 		f.now = s.End(clampedBucket(s, f.now)).Add(-toEdge) // the reader's clock

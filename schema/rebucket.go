@@ -11,20 +11,16 @@ import (
 	"github.com/tsbucket/tsbucket/bucket"
 )
 
-// DefaultRebucketLead is how far ahead of now a scheme change must take
-// effect unless RebucketOptions.Lead says otherwise. Every repository must
-// have the new history before the change takes effect: repositories reload
-// it at most every repo.Options.SchemeRefresh (one minute by default), so an
-// hour leaves room for that, for clock skew between machines, and for
-// processes that are between requests.
-const DefaultRebucketLead = time.Hour
-
 // RebucketOptions tunes Rebucket.
 type RebucketOptions struct {
-	// Lead is the least time from now to the change. It must exceed every
-	// repository's SchemeRefresh plus the clock skew between the machines;
-	// zero means DefaultRebucketLead.
+	// Lead is the least time from now to the change; zero means
+	// DefaultRebucketLead. It may not be below Fleet.MinLead (ErrBadRebucket),
+	// and must be at least the Lead every repository of the keyspace assumes
+	// (repo.Options.Lead, DefaultLead unless set).
 	Lead time.Duration
+	// Fleet are the bounds the keyspace's repositories use (SchemeRefresh,
+	// MaxFutureSkew, ClockSkew; zero: the defaults): they set the least lead.
+	Fleet Fleet
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// DryRun plans and checks the change, reading the cluster, but records
@@ -142,6 +138,13 @@ func Rebucket(ctx context.Context, s *gocql.Session, keyspace, view string, from
 	if err := checkKeyspace(keyspace); err != nil {
 		return RebucketPlan{}, err
 	}
+	lead := opts.Lead
+	if lead <= 0 {
+		lead = DefaultRebucketLead
+	}
+	if err := opts.Fleet.CheckLead(lead); err != nil {
+		return RebucketPlan{View: view, From: from.UTC()}, fmt.Errorf("view %s: %w", view, err)
+	}
 	now := time.Now()
 	if opts.Now != nil {
 		now = opts.Now()
@@ -150,7 +153,7 @@ func Rebucket(ctx context.Context, s *gocql.Session, keyspace, view string, from
 	if err != nil {
 		return RebucketPlan{}, err
 	}
-	p, err := PlanRebucket(v, from, next, now, opts.Lead)
+	p, err := PlanRebucket(v, from, next, now, lead)
 	if err != nil {
 		return p, err
 	}
