@@ -134,7 +134,7 @@ func hasUnsetKey(rows []row) bool {
 		if rw.v.idInKey {
 			continue
 		}
-		if slices.ContainsFunc(rw.key, unset) {
+		if rw.unset || slices.ContainsFunc(rw.key, unset) {
 			return true
 		}
 	}

@@ -25,6 +25,7 @@ type row struct {
 	partKey string // view key, bucket and shard: the partition, for grouping and metrics
 	presKey string // view key and bucket: the presence-index entry
 	bytes   int    // estimated payload
+	unset   bool   // derived loosely (rowsOfLoose) from an item missing this view's ID
 }
 
 // rowsOf derives the rows of item for every view, or the first reason it cannot be
@@ -43,6 +44,11 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	rows := make([]row, 0, len(r.order))
 	for _, v := range r.order {
 		rw, err := r.rowOf(v, iv, strict)
+		if err != nil && !strict && !v.idInKey {
+			// Loosely, an unset ID of a view not keyed by it (only the
+			// ID-keyed view's ID filled in) is one more unset value.
+			rw, err = row{v: v, item: iv, unset: true}, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("view %s: %w", v.spec.Name, err)
 		}
