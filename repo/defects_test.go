@@ -316,3 +316,31 @@ func TestPartlyWrittenViewIsPartial(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsFleetBounds (defect 10): Validate refuses a SchemeRefresh, a
+// MaxFutureSkew or a ClockSkew that does not fit in the Lead, and a clock
+// skew beyond MaxFutureSkew.
+func TestOptionsFleetBounds(t *testing.T) {
+	cases := []struct {
+		name string
+		opts Options
+		ok   bool
+	}{
+		{"defaults", Options{}, true},
+		{"a day's refresh", Options{SchemeRefresh: 24 * time.Hour}, false},
+		{"a day's refresh with a lead to match", Options{SchemeRefresh: 24 * time.Hour, Lead: 26 * time.Hour}, true},
+		{"two hours ahead", Options{MaxFutureSkew: 2 * time.Hour}, false},
+		{"skew over MaxFutureSkew", Options{MaxFutureSkew: time.Minute, ClockSkew: 2 * time.Minute}, false},
+		{"negative skew", Options{ClockSkew: -time.Second}, false},
+		{"lead below the least", Options{Lead: time.Hour}, false},
+		{"refresh off", Options{SchemeRefresh: -1, MaxFutureSkew: time.Minute, ClockSkew: time.Second, Lead: 62 * time.Second}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.opts.Validate()
+			if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrBadOptions)) {
+				t.Fatalf("Validate() = %v, want ok %v", err, c.ok)
+			}
+		})
+	}
+}
