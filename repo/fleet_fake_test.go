@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"sync"
 	"testing"
@@ -76,6 +77,7 @@ type instanceMeta struct {
 	mu    sync.Mutex
 	fail  error         // reloads fail with it while set
 	hold  chan struct{} // a reload waits until it is closed, while set
+	slow  bool          // a reload hangs for a while and gives up
 	loads int           // reloads attempted
 }
 
@@ -100,6 +102,10 @@ func (im *instanceMeta) setHold(c chan struct{}) {
 
 func (im *instanceMeta) schemes(ctx context.Context, views []string) (map[string]bucket.Scheme, error) {
 	err, hold := im.fault()
+	if im.isSlow() {
+		time.Sleep(2 * time.Millisecond)
+		return nil, fmt.Errorf("read the schemes: %w", context.DeadlineExceeded)
+	}
 	if hold != nil {
 		select {
 		case <-hold:
@@ -185,4 +191,16 @@ func (im *instanceMeta) loadCount() int {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	return im.loads
+}
+
+func (im *instanceMeta) setSlow(slow bool) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	im.slow = slow
+}
+
+func (im *instanceMeta) isSlow() bool {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	return im.slow
 }
