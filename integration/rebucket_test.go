@@ -345,11 +345,20 @@ func tickIDs(ts []Tick) []gocql.UUID {
 func readTicks(t *testing.T, r *repo.Repo[Tick], q repo.Query, rng *rand.Rand) []gocql.UUID {
 	t.Helper()
 	var out []gocql.UUID
+	seen := map[gocql.UUID]bool{} // bounded: a repeating cursor fails at once
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	for {
 		q.Limit = 1 + rng.IntN(40)
-		p, err := r.Read(context.Background(), q)
+		p, err := r.Read(ctx, q)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, id := range tickIDs(p.Items) {
+			if seen[id] {
+				t.Fatalf("%v read: tick %v returned twice, after %d ticks", q.Direction, id, len(out))
+			}
+			seen[id] = true
 		}
 		out = append(out, tickIDs(p.Items)...)
 		if p.Cursor == "" {

@@ -40,6 +40,7 @@ type fleetRun struct {
 	views []schema.View
 	ins   []*instance
 	model map[int64]refmodel.Message
+	ts    map[int64]int64 // write timestamp of each live item: last write wins by it
 	seq   int64
 	stale int // calls refused with a *StaleError
 }
@@ -74,7 +75,7 @@ func newFleetRun(t *testing.T, seed uint64) *fleetRun {
 	// first scheme change can take effect a lead later, within the run.
 	cs := refmodel.ChatScheme()
 	w := &world{now: cs.End(clampedBucket(cs, fixedNow)).Add(-20 * time.Minute)}
-	run := &fleetRun{t: t, rng: rand.New(rand.NewPCG(seed, 23)), w: w, views: views, model: map[int64]refmodel.Message{}}
+	run := &fleetRun{t: t, rng: rand.New(rand.NewPCG(seed, 23)), w: w, views: views, model: map[int64]refmodel.Message{}, ts: map[int64]int64{}}
 	run.fake = newFakeCluster(t, "ks", views, w.clock)
 	run.meta = newFakeMeta(views)
 	for i, off := range []time.Duration{-2 * time.Second, 0, 2500 * time.Millisecond} {
@@ -167,11 +168,7 @@ func (run *fleetRun) put(in *instance, ms ...refmodel.Message) {
 	} else {
 		err = in.r.PutMany(ctx, ms)
 	}
-	run.outcome(in.name+" put", err, func() {
-		for _, m := range ms {
-			run.model[m.MessageID] = m
-		}
-	})
+	run.outcome(in.name+" put", err, func() { run.wrote(in, ms) })
 }
 
 // pick returns a live item of the model, if any.
@@ -204,7 +201,24 @@ func (run *fleetRun) delete(in *instance) {
 	}
 	ctx, cancel := run.call(in)
 	defer cancel()
-	run.outcome(in.name+" delete", in.r.Delete(ctx, &arg), func() { delete(run.model, m.MessageID) })
+	run.outcome(in.name+" delete", in.r.Delete(ctx, &arg), func() {
+		if in.clock().UnixMicro() >= run.ts[m.MessageID] { // a tombstone wins a tie
+			delete(run.model, m.MessageID)
+			delete(run.ts, m.MessageID)
+		}
+	})
+}
+
+// wrote applies a write of in, stamped with its clock (the world does not
+// move during a call), to the model: clocks ClockSkew apart can order an
+// edit before the write it follows.
+func (run *fleetRun) wrote(in *instance, ms []refmodel.Message) {
+	ts := in.clock().UnixMicro()
+	for _, m := range ms {
+		if old, ok := run.ts[m.MessageID]; !ok || ts > old {
+			run.model[m.MessageID], run.ts[m.MessageID] = m, ts
+		}
+	}
 }
 
 // retry fails one view of a write, then retries it with RetryOf.
@@ -229,11 +243,7 @@ func (run *fleetRun) retry(in *instance) {
 	if !errors.Is(err, ErrPartialWrite) {
 		run.t.Fatalf("%s: a write failing in %s: %v, want a partial write", in.name, failing, err)
 	}
-	run.outcome(in.name+" retry", in.r.PutMany(ctx, ms, RetryOf(err)), func() {
-		for _, m := range ms {
-			run.model[m.MessageID] = m
-		}
-	})
+	run.outcome(in.name+" retry", in.r.PutMany(ctx, ms, RetryOf(err)), func() { run.wrote(in, ms) })
 }
 
 // rebucket records a change of a bucketed view's width from the first
