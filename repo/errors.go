@@ -93,7 +93,11 @@ func (e ViewError) Error() string { return e.View + ": " + e.Err.Error() }
 func (e ViewError) Unwrap() error { return e.Err }
 
 // PutError reports a Put, PutMany or Delete that failed for some views. The
-// views not listed were written. Retrying the same call with the same
+// views not listed were written; Partly lists failed views written in part.
+// A write that has begun sending is not stopped by the caller's cancel
+// (Options.FanoutTimeout), so a PutError means the cluster failed or that
+// bound expired, or (with nothing written) that the context ended before
+// anything was sent. Retrying the same call with the same
 // timestamp completes the failed ones (every statement is idempotent and uses
 // the item's deterministic primary key): pass RetryOf(err). A retry with a new
 // timestamp would win over anything written in between, so a Put retried
