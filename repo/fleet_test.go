@@ -240,3 +240,52 @@ func TestFailedReloadRetriedSoon(t *testing.T) {
 		t.Fatalf("after the backoff: %v, want the reload and the put", err)
 	}
 }
+
+// TestStrayShardZeroCopy (issue 23, defect 2): a row a writer that did not
+// know of a promotion left in shard 0 after the promotion's instant (a
+// writer of an earlier version) and put again where it belongs is read
+// once, with the body written last, and a Delete reaches both copies.
+func TestStrayShardZeroCopy(t *testing.T) {
+	w := &world{now: fixedNow}
+	views := refmodel.ChatViews()
+	views[0].Shards, views[0].PerKeyShards = 4, true
+	fake := newFakeCluster(t, "ks", views, w.clock)
+	m := newFakeMeta(views)
+	a := newInstance(t, "a", w, fake, m, views, 0, Options{})
+	legacy, err := New[refmodel.Message](tripwireSession(), "ks", views, Options{Now: w.clock, WrapExecutor: fake.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if _, err := a.r.PromoteKey(ctx, "messages_by_channel", Key{int64(7)}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	w.advance(3 * time.Hour)
+	var y refmodel.Message
+	for seq := int64(0); seq < 64; seq++ { // an item whose shard is not 0
+		y = chatMsg(t, 7, w.clock(), seq)
+		rows, _ := a.r.rowsOf(&y)
+		if i := slices.IndexFunc(rows, func(rw row) bool { return rw.v.spec.Name == "messages_by_channel" }); rows[i].shard != 0 {
+			break
+		}
+	}
+	if err := legacy.Put(ctx, &y); err != nil {
+		t.Fatal(err)
+	}
+	edited := y
+	edited.Body = "edited"
+	w.advance(time.Second)
+	if err := a.r.Put(ctx, &edited); err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.r.Latest(ctx, "messages_by_channel", Key{int64(7)}, 10)
+	if err != nil || len(p.Items) != 1 || p.Items[0].Body != "edited" {
+		t.Fatalf("read %+v (%v), want the edited item once", p.Items, err)
+	}
+	if err := a.r.Delete(ctx, &edited); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := newestIDs(t, legacy, 7); err != nil || len(got) != 0 {
+		t.Fatalf("shard 0 after the delete: %v (%v), want nothing", got, err)
+	}
+}
