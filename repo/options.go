@@ -127,8 +127,9 @@ type Options struct {
 	// refuses any after 2038-01-19T03:14:06Z ("exceeds maximum supported
 	// expiration date"). Zero: Open asks the node (system_views.settings)
 	// and uses that limit unless the node says it stores expiries in the
-	// 5.0 format (storage_compatibility_mode NONE). A write whose rows
-	// would expire after it is refused up front with ErrBadTTL.
+	// 5.0 format (storage_compatibility_mode NONE); New, which asks
+	// nothing, assumes the 2038 limit. A write whose rows would expire
+	// after it is refused up front with ErrBadTTL.
 	MaxExpiry time.Time
 	// WrapExecutor, when set, wraps the Executor every statement goes through
 	// (fault injection, auditing). It is called once, by New.
