@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/gocql/gocql"
 
@@ -25,18 +26,59 @@ type metadata interface {
 }
 
 // clusterMetadata is the metadata recorded in the keyspace (schema's
-// MetadataTable and HotKeysTable).
+// MetadataTable and HotKeysTable). Its reads go through the repository's
+// Executor, like every other read: metrics, and faults injected with
+// Options.WrapExecutor, see them. Promotions are recorded with a
+// lightweight transaction (schema.PromoteKey).
 type clusterMetadata struct {
 	session  *gocql.Session
+	exec     Executor
 	keyspace string
 }
 
 func (m clusterMetadata) schemes(ctx context.Context, views []string) (map[string]bucket.Scheme, error) {
-	return schema.LoadSchemes(ctx, m.session, m.keyspace, views)
+	out := make(map[string]bucket.Scheme, len(views))
+	cql := schema.SchemeSelect(m.keyspace)
+	for _, name := range views {
+		rows := m.exec.Query(ctx, Statement{Table: schema.MetadataTable, Op: "select", CQL: cql, Args: []any{name},
+			Consistency: gocql.LocalQuorum, PageSize: 1})
+		var text string
+		found := rows.Scan(&text)
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("read the scheme of view %q: %w", name, err)
+		}
+		if !found {
+			continue
+		}
+		s, bucketed, err := schema.ParseStoredScheme(text)
+		if err != nil {
+			return nil, fmt.Errorf("view %q: %w", name, err)
+		}
+		if bucketed {
+			out[name] = s
+		}
+	}
+	return out, nil
 }
 
 func (m clusterMetadata) promotions(ctx context.Context, view string) (map[string]schema.Promotion, error) {
-	return schema.Promotions(ctx, m.session, m.keyspace, view)
+	rows := m.exec.Query(ctx, Statement{Table: schema.HotKeysTable, Op: "select", CQL: schema.PromotionsSelect(m.keyspace),
+		Args: []any{view}, Consistency: gocql.LocalQuorum})
+	out := map[string]schema.Promotion{}
+	var p schema.Promotion
+	var reason *string
+	for rows.Scan(&p.Key, &p.From, &p.Shards, &p.PromotedAt, &reason) {
+		p.View, p.Reason = view, ""
+		if reason != nil {
+			p.Reason = *reason
+		}
+		p.From, p.PromotedAt = p.From.UTC(), p.PromotedAt.UTC()
+		out[p.Key] = p
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("read the promoted keys of view %q: %w", view, err)
+	}
+	return out, nil
 }
 
 func (m clusterMetadata) promote(ctx context.Context, p schema.Promotion) (schema.Promotion, error) {

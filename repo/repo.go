@@ -143,7 +143,6 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 		flights:   newFlightGroup[T](),
 		schemes:   schemeReload{sem: make(chan struct{}, 1)},
 		maxExpiry: opts.MaxExpiry,
-		meta:      clusterMetadata{session: session, keyspace: keyspace},
 	}
 	if r.maxExpiry.IsZero() {
 		r.maxExpiry = defaultMaxExpiry()
@@ -153,6 +152,7 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 			return nil, fmt.Errorf("%w: WrapExecutor returned nil", ErrBadOptions)
 		}
 	}
+	r.meta = clusterMetadata{session: session, exec: r.executor, keyspace: keyspace}
 	if t != recordType {
 		if err := r.checkReservedFields(t); err != nil {
 			return nil, err

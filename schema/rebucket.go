@@ -235,7 +235,7 @@ func indexedFrom(ctx context.Context, s *gocql.Session, keyspace string, v View,
 // left out.
 func LoadSchemes(ctx context.Context, s *gocql.Session, keyspace string, views []string) (map[string]bucket.Scheme, error) {
 	out := make(map[string]bucket.Scheme, len(views))
-	q := fmt.Sprintf(`SELECT "scheme" FROM %s WHERE "view" = ?`, qualified(keyspace, MetadataTable))
+	q := SchemeSelect(keyspace)
 	for _, name := range views {
 		var text string
 		err := s.Query(q, name).WithContext(ctx).Consistency(gocql.LocalQuorum).Scan(&text)
@@ -245,14 +245,32 @@ func LoadSchemes(ctx context.Context, s *gocql.Session, keyspace string, views [
 		if err != nil {
 			return nil, fmt.Errorf("read the scheme of view %q: %w", name, err)
 		}
-		if text == unbucketedScheme {
-			continue
-		}
-		sc, err := bucket.ParseScheme(text)
+		sc, bucketed, err := ParseStoredScheme(text)
 		if err != nil {
-			return nil, fmt.Errorf("view %q: stored scheme %q: %w", name, text, err)
+			return nil, fmt.Errorf("view %q: %w", name, err)
 		}
-		out[name] = sc
+		if bucketed {
+			out[name] = sc
+		}
 	}
 	return out, nil
+}
+
+// SchemeSelect is the statement LoadSchemes sends for each view (bind: the
+// view's name; one row, the scheme's text), for a caller that sends it
+// through an executor of its own.
+func SchemeSelect(keyspace string) string {
+	return fmt.Sprintf(`SELECT "scheme" FROM %s WHERE "view" = ?`, qualified(keyspace, MetadataTable))
+}
+
+// ParseStoredScheme parses a scheme as MetadataTable records it; bucketed
+// is false for an unbucketed view.
+func ParseStoredScheme(text string) (s bucket.Scheme, bucketed bool, err error) {
+	if text == unbucketedScheme {
+		return s, false, nil
+	}
+	if s, err = bucket.ParseScheme(text); err != nil {
+		return s, false, fmt.Errorf("stored scheme %q: %w", text, err)
+	}
+	return s, true, nil
 }
