@@ -23,11 +23,13 @@ var fleetBounds = schema.Fleet{SchemeRefresh: 300 * time.Millisecond, MaxFutureS
 
 const fleetLead = 3 * time.Second
 
-// failOnce is an Executor that fails the next write while armed: a write
-// timeout for a RetryOf retry to complete.
+// failOnce is an Executor that fails the next write while armed (a write
+// timeout for a RetryOf retry to complete), and the metadata reloads while
+// metaDown is set.
 type failOnce struct {
 	repo.Executor
-	armed atomic.Bool
+	armed    atomic.Bool
+	metaDown atomic.Bool
 }
 
 func (f *failOnce) Exec(ctx context.Context, s repo.Statement) error {
@@ -36,6 +38,24 @@ func (f *failOnce) Exec(ctx context.Context, s repo.Statement) error {
 	}
 	return f.Executor.Exec(ctx, s)
 }
+
+// Query fails the reads of the views' registry while metaDown is set: an
+// instance whose metadata reloads fail.
+func (f *failOnce) Query(ctx context.Context, s repo.Statement) repo.Rows {
+	if f.metaDown.Load() && s.Table == schema.MetadataTable {
+		return errRows{errors.New("injected: registry unavailable")}
+	}
+	return f.Executor.Query(ctx, s)
+}
+
+// errRows are the Rows of a failed select.
+type errRows struct{ err error }
+
+func (errRows) Scan(...any) bool            { return false }
+func (errRows) StructScan(any) bool         { return false }
+func (errRows) MapScan(map[string]any) bool { return false }
+func (errRows) Warnings() []string          { return nil }
+func (e errRows) Close() error              { return e.err }
 
 // fleetNode is one instance of TestFleetOnANode.
 type fleetNode struct {
@@ -49,9 +69,10 @@ type fleetNode struct {
 // repositories with clocks up to ClockSkew apart write, edit, delete and
 // retry ticks of a per-key sharded view while scheme changes (schema.Rebucket)
 // and a promotion are recorded; one of them sits idle across the changes
-// (a paused instance) and resumes with a copy it can no longer trust. Every
-// page every instance reads, both directions, in random page sizes, equals
-// the model.
+// (a paused instance) and resumes with a copy it can no longer trust, and
+// another's reloads fail for 3.5 s across the first change. Every page every
+// instance reads, both directions, in random page sizes, equals the model;
+// the instance whose reloads fail gets *StaleError, never a wrong page.
 func TestFleetOnANode(t *testing.T) {
 	ctx := t.Context()
 	ks := testKeyspace(t)
@@ -85,6 +106,7 @@ func TestFleetOnANode(t *testing.T) {
 		if el > time.Second && el < 7*time.Second {
 			active = nodes[:2] // i2 sits idle across the changes
 		}
+		nodes[1].fault.metaDown.Store(el > 2*time.Second && el < 5500*time.Millisecond) // i1's reloads fail across the first change
 		n := active[run.rng.IntN(len(active))]
 		switch {
 		case changes == 0 && el > time.Second, changes == 1 && el > 3*time.Second:
@@ -107,6 +129,9 @@ func TestFleetOnANode(t *testing.T) {
 	t.Logf("%d live ticks, %d stale refusals, %d changes; the paused instance's scheme: %v", len(run.model), run.stale, changes, sc)
 	if changes != 2 || !sc.HasChanges() {
 		t.Fatalf("%d changes recorded, the paused instance has %v", changes, sc)
+	}
+	if run.stale == 0 {
+		t.Fatal("no call of the instance whose reloads failed was refused: it went on with a copy it could not prove current")
 	}
 }
 
