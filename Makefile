@@ -115,3 +115,8 @@ model:
 	scripts/ensure-deps.sh
 	$(GO) test -count=1 -timeout 180m -parallel $(MODEL_PARALLEL) -run '^TestModel$$' ./integration \
 		-model.seeds=$(SEEDS) $(if $(SEED),-model.seed=$(SEED))
+	$(GO) test -count=1 -timeout 60m -run '^TestFleetModel$$' ./repo -fleet-seeds=$(FLEET_SEEDS)
+
+# TestFleetModel (repo/fleet_model_test.go) seeds in `make model`: three
+# instances with skewed clocks, failing reloads, rebuckets and promotions.
+FLEET_SEEDS ?= 200

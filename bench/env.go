@@ -7,6 +7,7 @@ import (
 
 	"github.com/gocql/gocql"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/metrics"
@@ -161,7 +162,8 @@ func (e *env) open(ctx context.Context) error {
 }
 
 // tsQueries is the number of requests the tsbucket repositories have sent,
-// from tsbucket_cql_statement_attempts_total.
+// from tsbucket_cql_statement_attempts_total, less the reloads of the views'
+// registry (once a SchemeRefresh, not part of any read or write).
 func (e *env) tsQueries() int64 {
 	mfs, err := e.reg.Gather()
 	if err != nil {
@@ -173,10 +175,23 @@ func (e *env) tsQueries() int64 {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			n += m.GetCounter().GetValue()
+			if !registryRead(m.GetLabel()) {
+				n += m.GetCounter().GetValue()
+			}
 		}
 	}
 	return int64(n)
+}
+
+// registryRead reports whether a statement series is a read of the views'
+// registry (schema.MetadataTable, schema.HotKeysTable).
+func registryRead(labels []*dto.LabelPair) bool {
+	for _, l := range labels {
+		if l.GetName() == "table" && (l.GetValue() == schema.MetadataTable || l.GetValue() == schema.HotKeysTable) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *env) close() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
 	"go.uber.org/goleak"
 
 	"github.com/tsbucket/tsbucket/bucket"
@@ -65,6 +66,13 @@ func tickView() schema.View {
 // them with its own session, closed at test end.
 func openTicks(t *testing.T, opts repo.Options) *repo.Repo[tick] {
 	t.Helper()
+	r, _, _ := openTicksIn(t, opts)
+	return r
+}
+
+// openTicksIn is openTicks that also returns the session and keyspace.
+func openTicksIn(t *testing.T, opts repo.Options) (*repo.Repo[tick], *gocql.Session, string) {
+	t.Helper()
 	ks := newKeyspace(t)
 	s := connect(t, ks)
 	stmts, err := schema.DDL(ks, []schema.View{tickView()})
@@ -83,7 +91,7 @@ func openTicks(t *testing.T, opts repo.Options) *repo.Repo[tick] {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return r, s, ks
 }
 
 // cancelAfter runs call with a context cancelled after d and returns its error
@@ -155,12 +163,15 @@ func TestCancelCoalescedRead(t *testing.T) {
 	}
 }
 
-// TestCancelFanout: a large PutMany stops when its context does, and the
-// error names the views it did not finish; a Put on a cancelled context
-// returns at once.
+// TestCancelFanout: a large PutMany cancelled once it has begun sending
+// does not stop half-way (issue 23, defect 9: that left the views apart): it
+// finishes every item on its own context, within Options.FanoutTimeout, and
+// returns nil. A Put on a cancelled context returns at once, having sent
+// nothing, with an error that is not a partial write.
 func TestCancelFanout(t *testing.T) {
 	leakCheck(t)
-	r := openTicks(t, repo.Options{WriteConcurrency: 4})
+	const bound = time.Minute
+	r, s, ks := openTicksIn(t, repo.Options{WriteConcurrency: 4, FanoutTimeout: bound})
 	now := time.Now()
 	items := make([]tick, 20_000)
 	for i := range items {
@@ -171,20 +182,23 @@ func TestCancelFanout(t *testing.T) {
 		items[i] = tick{Src: fmt.Sprintf("src-%d", i%5000), ID: snowflakeInt(id), V: "v"}
 	}
 	err, took := cancelAfter(t, 300*time.Millisecond, func(ctx context.Context) error { return r.PutMany(ctx, items) })
-	t.Logf("PutMany of %d items returned %v after the cancel: %.200v", len(items), took, err)
-	var pe *repo.PutError
-	if !errors.Is(err, context.Canceled) || !errors.As(err, &pe) || took > promptly {
-		t.Fatalf("got %v after %v, want a *repo.PutError wrapping context.Canceled within %v", err, took, promptly)
+	t.Logf("PutMany of %d items returned %v %v after the cancel", len(items), err, took)
+	if err != nil || took > bound {
+		t.Fatalf("got %.300v after %v, want the fan-out finished (nil) within %v", err, took, bound)
 	}
-	if got := pe.FailedViews(); len(got) != 1 || got[0] != "ticks_by_src" {
-		t.Fatalf("failed views %v, want [ticks_by_src]", got)
+	var n int
+	if err := s.Query(fmt.Sprintf("SELECT COUNT(*) FROM %s.ticks_by_src", ks)).WithContext(t.Context()).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(items) {
+		t.Fatalf("%d rows stored, want all %d", n, len(items))
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	start := time.Now()
 	err = r.Put(ctx, &items[0])
-	if !errors.Is(err, context.Canceled) || time.Since(start) > promptly {
+	if !errors.Is(err, context.Canceled) || errors.Is(err, repo.ErrPartialWrite) || time.Since(start) > promptly {
 		t.Fatalf("Put on a cancelled context: %v after %v", err, time.Since(start))
 	}
 }

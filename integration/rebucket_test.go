@@ -74,8 +74,11 @@ func TestRebucketWhileRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	const refresh = 300 * time.Millisecond
+	// A fleet with small bounds, so a change can be recorded 2 s ahead.
+	fleet := schema.Fleet{SchemeRefresh: refresh, MaxFutureSkew: 500 * time.Millisecond, ClockSkew: 100 * time.Millisecond}
 	open := func() *repo.Repo[Tick] {
-		r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{SchemeRefresh: refresh})
+		r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{SchemeRefresh: refresh,
+			MaxFutureSkew: fleet.MaxFutureSkew, ClockSkew: fleet.ClockSkew, Lead: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +150,7 @@ func TestRebucketWhileRunning(t *testing.T) {
 	})
 
 	time.Sleep(500 * time.Millisecond)
-	plan, err := schema.Rebucket(ctx, s, ks.Name, v.Name, from, next, schema.RebucketOptions{Lead: 2 * time.Second})
+	plan, err := schema.Rebucket(ctx, s, ks.Name, v.Name, from, next, schema.RebucketOptions{Lead: 2 * time.Second, Fleet: fleet})
 	if err != nil {
 		t.Fatalf("rebucket: %v", err)
 	}
@@ -235,7 +238,7 @@ func TestRebucketRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A writer allowing items stamped up to three hours ahead.
-	r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{MaxFutureSkew: 3 * time.Hour})
+	r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{MaxFutureSkew: 3 * time.Hour, Lead: 4 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,22 +256,28 @@ func TestRebucketRefusals(t *testing.T) {
 	if err := r.Put(ctx, ptr(tickAt(t, "s9", now.Add(2*time.Hour), 1))); err != nil {
 		t.Fatal(err)
 	}
+	// The index check is a second line: with a fleet allowing 3 h ahead the
+	// lead alone refuses a change in 1 h; told of a fleet allowing 10 min,
+	// the index still finds the item stamped 2 h ahead.
+	small := schema.Fleet{MaxFutureSkew: 10 * time.Minute}
 	cases := []struct {
-		name string
-		view string
-		from time.Time
-		next bucket.Scheme
-		lead time.Duration
-		want error
-		text string
+		name  string
+		view  string
+		from  time.Time
+		next  bucket.Scheme
+		lead  time.Duration
+		fleet schema.Fleet
+		want  error
+		text  string
 	}{
-		{"too soon", v.Name, in1h, oneSec(in1h), 2 * time.Hour, schema.ErrBadRebucket, "less than 2h0m0s ahead"},
-		{"not a boundary", v.Name, in1h.Add(time.Second), oneSec(in1h.Add(time.Second)), 0, schema.ErrBadRebucket, "not a bucket boundary"},
-		{"indexed beyond", v.Name, in1h, oneSec(in1h), 0, schema.ErrBadRebucket, "already lists 1 bucket(s)"},
-		{"unknown view", "nope", in1h, oneSec(in1h), 0, schema.ErrNotApplied, "no registered view"},
+		{"too soon", v.Name, in1h, oneSec(in1h), 2 * time.Hour, schema.Fleet{}, schema.ErrBadRebucket, "less than 2h0m0s ahead"},
+		{"lead below the fleet's least", v.Name, in1h, oneSec(in1h), 30 * time.Minute, schema.Fleet{MaxFutureSkew: 3 * time.Hour}, schema.ErrBadRebucket, "below the least"},
+		{"not a boundary", v.Name, in1h.Add(time.Second), oneSec(in1h.Add(time.Second)), 30 * time.Minute, small, schema.ErrBadRebucket, "not a bucket boundary"},
+		{"indexed beyond", v.Name, in1h, oneSec(in1h), 30 * time.Minute, small, schema.ErrBadRebucket, "already lists 1 bucket(s)"},
+		{"unknown view", "nope", in1h, oneSec(in1h), 30 * time.Minute, small, schema.ErrNotApplied, "no registered view"},
 	}
 	for _, c := range cases {
-		_, err := schema.Rebucket(ctx, s, ks.Name, c.view, c.from, c.next, schema.RebucketOptions{Lead: c.lead})
+		_, err := schema.Rebucket(ctx, s, ks.Name, c.view, c.from, c.next, schema.RebucketOptions{Lead: c.lead, Fleet: c.fleet})
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) {
 			t.Errorf("%s: err = %v, want %v containing %q", c.name, err, c.want, c.text)
 		}
@@ -336,11 +345,20 @@ func tickIDs(ts []Tick) []gocql.UUID {
 func readTicks(t *testing.T, r *repo.Repo[Tick], q repo.Query, rng *rand.Rand) []gocql.UUID {
 	t.Helper()
 	var out []gocql.UUID
+	seen := map[gocql.UUID]bool{} // bounded: a repeating cursor fails at once
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	for {
 		q.Limit = 1 + rng.IntN(40)
-		p, err := r.Read(context.Background(), q)
+		p, err := r.Read(ctx, q)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, id := range tickIDs(p.Items) {
+			if seen[id] {
+				t.Fatalf("%v read: tick %v returned twice, after %d ticks", q.Direction, id, len(out))
+			}
+			seen[id] = true
 		}
 		out = append(out, tickIDs(p.Items)...)
 		if p.Cursor == "" {

@@ -108,7 +108,9 @@ func TestPerKeyPromotion(t *testing.T) {
 	}
 	const refresh = 200 * time.Millisecond
 	open := func() *repo.Repo[refmodel.Message] {
-		r, err := repo.Open[refmodel.Message](ctx, s, ks.Name, views, repo.Options{SchemeRefresh: refresh, PromoteAfter: 40})
+		r, err := repo.Open[refmodel.Message](ctx, s, ks.Name, views, repo.Options{SchemeRefresh: refresh, PromoteAfter: 40,
+			// A fleet with small bounds, so the promotion takes effect 600 ms on.
+			MaxFutureSkew: 300 * time.Millisecond, ClockSkew: 50 * time.Millisecond, Lead: 600 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,27 +33,45 @@ var ErrNotFound = errors.New("repo: not found")
 // A failed Delete returns a *PutError carrying its timestamp; retry it with
 // RetryOf(err) so the retry cannot remove a newer write made in between.
 func (r *Repo[T]) Delete(ctx context.Context, item *T, opts ...WriteOption) error {
-	r.refreshSchemes(ctx)
 	cfg, err := r.writeConfig(opts)
 	if err != nil {
 		return err
 	}
-	rows, err := r.rowsOf(item)
+	loose, err := r.rowsOfLoose(item)
 	if err != nil {
 		return fmt.Errorf("repo: delete: %w", err)
 	}
-	if !hasUnsetKey(rows) {
+	if !hasUnsetKey(loose) {
+		rows, err := r.placedRows(ctx, item, cfg)
+		if err != nil {
+			return fmt.Errorf("repo: delete: %w", err)
+		}
 		return r.deleteRows(ctx, rows, cfg)
 	}
+	return r.deleteByID(ctx, loose, cfg)
+}
+
+// deleteByID deletes the item stored under the ID of the ID-keyed view's row
+// among loose (rows whose keys may be unset): it looks the item up there and
+// deletes it with its stored keys, the ID-keyed view last. A retry
+// (RetryOf) that finds nothing is done: the attempt it retries reached the
+// ID-keyed view, whose delete is sent only after every other view's
+// succeeded.
+func (r *Repo[T]) deleteByID(ctx context.Context, loose []row, cfg writeConfig) error {
 	idv := r.idView()
 	if idv == nil {
 		return fmt.Errorf("repo: delete: %w: a key value is unset (its zero value) and no view is keyed by the ID alone to look the item up; pass the item as stored", ErrBadKey)
 	}
-	stored, err := r.lookup(ctx, idv, rows[0].id, cfg.consistency)
+	i := slices.IndexFunc(loose, func(rw row) bool { return rw.v == idv })
+	stored, err := r.lookup(ctx, idv, loose[i].id, cfg.consistency)
+	if errors.Is(err, ErrNotFound) && cfg.retry {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("repo: delete: %w", err)
 	}
-	if rows, err = r.rowsOf(&stored); err != nil {
+	rows, err := r.placedRows(ctx, &stored, cfg)
+	if err != nil {
 		return fmt.Errorf("repo: delete: stored item: %w", err)
 	}
 	var byID []row
@@ -71,20 +89,42 @@ func (r *Repo[T]) Delete(ctx context.Context, item *T, opts ...WriteOption) erro
 	return r.deleteRows(ctx, byID, cfg)
 }
 
-// deleteRows deletes rows concurrently, all with cfg's timestamp.
+// deleteRows deletes rows concurrently, all with cfg's timestamp. A row of a
+// per-key sharded view placed in a shard other than 0 is also deleted from
+// shard 0: the one other place a writer could have put it (a writer of an
+// earlier version, which promoted keys with a shorter lead).
 func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, cfg writeConfig) error {
+	if err := ctx.Err(); err != nil {
+		return r.nothingWritten(err, cfg.timestamp)
+	}
+	sctx, cancel := r.sending(ctx)
+	defer cancel()
 	errs := make([]error, len(rows))
 	var wg sync.WaitGroup
 	for i, rw := range rows {
-		wg.Go(func() {
-			errs[i] = r.exec(ctx, write(rw.v.spec.Name, "delete", rw.v.stmts.delete, cfg.consistency, rw.deleteArgs(cfg.timestamp)))
-			if errs[i] == nil && r.opts.Metrics != nil {
-				r.opts.Metrics.TombstonesWritten(rw.v.spec.Name, 1)
-			}
-		})
+		wg.Go(func() { errs[i] = r.deleteRow(sctx, rw, cfg) })
 	}
 	wg.Wait()
 	return r.fanoutResult(rows, errs, cfg.timestamp)
+}
+
+// deleteRow deletes one row from every placement it can have.
+func (r *Repo[T]) deleteRow(ctx context.Context, rw row, cfg writeConfig) error {
+	places := []row{rw}
+	if rw.v.spec.PerKeyShards && rw.shard != 0 {
+		at0 := rw
+		at0.shard = 0
+		places = append(places, at0)
+	}
+	for _, p := range places {
+		if err := r.exec(ctx, write(p.v.spec.Name, "delete", p.v.stmts.delete, cfg.consistency, p.deleteArgs(cfg.timestamp))); err != nil {
+			return err
+		}
+		if r.opts.Metrics != nil {
+			r.opts.Metrics.TombstonesWritten(p.v.spec.Name, 1)
+		}
+	}
+	return nil
 }
 
 // hasUnsetKey reports whether a key value of a view not keyed by the ID is
@@ -94,7 +134,7 @@ func hasUnsetKey(rows []row) bool {
 		if rw.v.idInKey {
 			continue
 		}
-		if slices.ContainsFunc(rw.key, unset) {
+		if rw.unset || slices.ContainsFunc(rw.key, unset) {
 			return true
 		}
 	}

@@ -24,6 +24,41 @@
 // deleted in between, or undo an edit, in every view. A call that failed with
 // any other error sent nothing, and a plain retry is fine.
 //
+// A write finishes what it began: once it has sent its first statement, the
+// caller's cancel or deadline no longer stops it (that would leave the views
+// apart); it finishes every view under a context of its own, bounded by
+// Options.FanoutTimeout, and returns nil or a *PutError. A write whose
+// context ends before anything is sent returns a *PutError that is not a
+// partial write. errors.Is(err, ErrPartialWrite) holds when a view was
+// written, wholly or in part (PutError.Partly): retry with RetryOf(err), on
+// a context that is still live. A RetryOf retry of a Delete by ID whose
+// lookup finds nothing is done: the attempt it retries deleted the ID-keyed
+// view's row last.
+//
+// # A fleet of instances, one truth
+//
+// A service runs many repositories, each with its own clock and its own
+// reload timer. The metadata that places rows (each view's scheme history,
+// and the promoted keys of per-key sharded views) changes only by entries
+// announced at least Options.Lead ahead of their recorder's clock
+// (schema.Rebucket, PromoteKey), and clocks differ by at most
+// Options.ClockSkew. The rule: a repository never places, reads or deletes a
+// row with metadata it cannot prove current. After a reload begun at L on
+// its clock, its copy is current for item times before
+// L + Lead - ClockSkew: any change it has not seen takes effect later. A
+// call whose item times reach beyond that (a write's items, a read's range
+// up to its clock plus MaxFutureSkew plus ClockSkew) reloads first, bounded
+// by its context (a call arriving while another reloads waits for that
+// reload), and returns a *StaleError (ErrStaleMetadata), having sent
+// nothing, when the copy still cannot be proven current. A failed reload is
+// retried by the next call that needs it, after a short backoff. So an item
+// is placed, read and deleted in the same bucket and shard by every
+// instance, whatever its writer's clock said and whenever it last reloaded.
+// Options.Validate refuses a Lead below SchemeRefresh + MaxFutureSkew +
+// 2 x ClockSkew (schema.MinLead): at that lead no call waits for a reload
+// while the interval's reloads succeed. A repository made with New has no
+// copy to keep current: it uses the specs it was given.
+//
 // # What is alive
 //
 // A row lives for its TTL from its write (Cassandra's rule), whatever the time
@@ -32,10 +67,14 @@
 // be shorter than the view's TTL but never longer (ErrBadTTL; WithTTL(0), no
 // expiry, counts as longer on a view with a TTL): a longer-lived row would keep
 // TimeWindowCompactionStrategy from dropping its SSTable and outlive what the
-// view's schema promises. An item may be stamped at most
-// Options.MaxFutureSkew ahead of the writer's clock (default 1 hour; further
-// is ErrBadID): reads rely on that bound to know where the newest items can
-// be.
+// view's schema promises, and no row may expire after the latest expiry the
+// cluster accepts (Options.MaxExpiry: 2038-01-19 on a Cassandra 5.0 node in
+// its default compatibility mode; ErrBadTTL, before anything is sent). An
+// item may be stamped at most Options.MaxFutureSkew ahead of the writer's
+// clock, in every view's ID (default 1 hour; further is ErrBadID): reads rely
+// on that bound to know where the newest items can be. A presence entry
+// outlives the rows it stands for by a bucket width, plus ClockSkew for
+// writers whose clocks differ.
 //
 // # What a read returns
 //
@@ -91,8 +130,8 @@
 //
 // Delete removes an item from every view with one timestamp. An item whose key
 // values are unset (only its ID filled in) is looked up in a view keyed by the
-// ID alone and deleted with its stored keys; without such a view that is
-// ErrBadKey. Repair re-derives the other views of a key's time range from a
+// ID alone (by that view's ID) and deleted with its stored keys; without such
+// a view that is ErrBadKey. Repair re-derives the other views of a key's time range from a
 // base view, with each row's original write time and remaining TTL, for the
 // rows a failed fan-out never reached and nobody retried.
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Sentinel errors. Each is returned wrapped with context; test with errors.Is.
@@ -31,9 +32,54 @@ var (
 	ErrBadTTL = errors.New("repo: bad ttl")
 	// ErrBadOptions: the repository options are invalid.
 	ErrBadOptions = errors.New("repo: bad options")
-	// ErrPartialWrite: some views were written and others were not; see PutError.
+	// ErrPartialWrite: some views were written (wholly or in part) and
+	// others were not; see PutError.
 	ErrPartialWrite = errors.New("repo: partial write")
+	// ErrStaleMetadata: the call needed the views' scheme histories or
+	// promoted keys for an item time beyond what the repository's copy can
+	// prove current, and reloading them failed (or the context ended
+	// first). Nothing was sent. Returned as a *StaleError.
+	ErrStaleMetadata = errors.New("repo: stale metadata")
 )
+
+// StaleError is a call refused because the repository's copy of the
+// metadata that places rows (scheme histories, promoted keys) could not be
+// proven current for the item times it needed (Options.Lead). Nothing was
+// sent: a plain retry is fine once the cluster answers again.
+type StaleError struct {
+	// Need is the latest item time the call needed.
+	Need time.Time
+	// ValidUntil is the instant up to which the copy is current: item times
+	// before it are placed as every up-to-date repository places them.
+	ValidUntil time.Time
+	// LoadedAt is when the last successful reload began (repository clock).
+	LoadedAt time.Time
+	// FailingSince is when reloads began to fail (zero: the last reload
+	// succeeded).
+	FailingSince time.Time
+	// Err is the last reload's error, or the context's; nil when a
+	// successful reload still does not reach Need (an item stamped beyond
+	// the lead).
+	Err error
+}
+
+func (e *StaleError) Error() string {
+	msg := fmt.Sprintf("repo: stale metadata: scheme histories and promoted keys loaded at %s are current until %s, the call needs %s",
+		e.LoadedAt.UTC().Format(time.RFC3339Nano), e.ValidUntil.UTC().Format(time.RFC3339Nano), e.Need.UTC().Format(time.RFC3339Nano))
+	if !e.FailingSince.IsZero() {
+		msg += "; reloads failing since " + e.FailingSince.UTC().Format(time.RFC3339Nano)
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, ErrStaleMetadata) true.
+func (e *StaleError) Is(target error) bool { return target == ErrStaleMetadata }
+
+// Unwrap returns the reload's (or the context's) error.
+func (e *StaleError) Unwrap() error { return e.Err }
 
 // ViewError is the failure of one view (or its presence index) during a write.
 type ViewError struct {
@@ -47,7 +93,11 @@ func (e ViewError) Error() string { return e.View + ": " + e.Err.Error() }
 func (e ViewError) Unwrap() error { return e.Err }
 
 // PutError reports a Put, PutMany or Delete that failed for some views. The
-// views not listed were written. Retrying the same call with the same
+// views not listed were written; Partly lists failed views written in part.
+// A write that has begun sending is not stopped by the caller's cancel
+// (Options.FanoutTimeout), so a PutError means the cluster failed or that
+// bound expired, or (with nothing written) that the context ended before
+// anything was sent. Retrying the same call with the same
 // timestamp completes the failed ones (every statement is idempotent and uses
 // the item's deterministic primary key): pass RetryOf(err). A retry with a new
 // timestamp would win over anything written in between, so a Put retried
@@ -56,6 +106,9 @@ type PutError struct {
 	Failed []ViewError
 	// Written names the views that succeeded, sorted.
 	Written []string
+	// Partly names the failed views that were written in part (a PutMany
+	// some of whose batches to the view succeeded), sorted.
+	Partly []string
 	// Timestamp is the write timestamp (microseconds since the Unix epoch)
 	// every statement of the failed call carried.
 	Timestamp int64
@@ -83,9 +136,10 @@ func (e *PutError) FailedViews() []string {
 	return names
 }
 
-// Is makes errors.Is(err, ErrPartialWrite) true when at least one view was written.
+// Is makes errors.Is(err, ErrPartialWrite) true when at least one view was
+// written, wholly or in part.
 func (e *PutError) Is(target error) bool {
-	return target == ErrPartialWrite && len(e.Written) > 0
+	return target == ErrPartialWrite && (len(e.Written) > 0 || len(e.Partly) > 0)
 }
 
 // Unwrap returns the per-view errors, so errors.Is and errors.As see through them
@@ -106,7 +160,7 @@ func (e *PutError) Unwrap() []error {
 func RetryOf(err error) WriteOption {
 	var pe *PutError
 	if errors.As(err, &pe) && pe.Timestamp > 0 {
-		return WithTimestamp(pe.Timestamp)
+		return func(c *writeConfig) { c.timestamp, c.retry = pe.Timestamp, true }
 	}
 	return func(*writeConfig) {}
 }

@@ -110,8 +110,10 @@ func (h *View[T]) All(ctx context.Context, of *T, p Params) iter.Seq2[T, error] 
 // set), read from the view keyed by the ID alone: ErrNotFound when nothing
 // is stored under it, ErrBadKey when the repository has no such view.
 func (r *Repo[T]) Get(ctx context.Context, of *T) (T, error) {
-	r.refreshSchemes(ctx)
 	var zero T
+	if _, err := r.current(ctx, time.Time{}); err != nil {
+		return zero, fmt.Errorf("repo: get: %w", err)
+	}
 	idv := r.idView()
 	if idv == nil {
 		return zero, fmt.Errorf("repo: get: %w: no view is keyed by the ID alone", ErrBadKey)

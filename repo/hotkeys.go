@@ -16,10 +16,13 @@ import (
 // promotion's instant on its items spread over the view's Shards, and reads
 // of its buckets that reach that instant query every shard. Promotions are
 // recorded in the cluster (schema.HotKeysTable) and reloaded with the scheme
-// histories every Options.SchemeRefresh. A promotion takes effect at least
-// two SchemeRefresh intervals after it is recorded, so every repository
-// knows it before an item lands in a shard other than 0: until then all of
-// the key's items are in shard 0, which every read of it queries.
+// histories every Options.SchemeRefresh. A promotion takes effect
+// Options.Lead after it is recorded (as a scheme change does), and no
+// repository places, reads or deletes an item at or after that instant
+// with a copy it cannot prove current (schemeReload): so every item of the
+// key stamped before the promotion's instant is in shard 0 and every item
+// stamped from it on in its ID's shard, whoever wrote it and whatever its
+// writer's clock said.
 
 // hotCounter counts the rows this process wrote to each (key, bucket) of a
 // per-key sharded view, to promote the keys that cross
@@ -78,7 +81,7 @@ func (r *Repo[T]) loadPromotions(ctx context.Context) error {
 		if !v.spec.PerKeyShards {
 			continue
 		}
-		set, err := schema.Promotions(ctx, r.session, r.keyspace, v.spec.Name)
+		set, err := r.meta.promotions(ctx, v.spec.Name)
 		if err != nil {
 			return err
 		}
@@ -89,11 +92,11 @@ func (r *Repo[T]) loadPromotions(ctx context.Context) error {
 }
 
 // PromoteKey promotes key of a per-key sharded view (schema.View.PerKeyShards)
-// to the view's shards: its items stamped from an instant two
-// Options.SchemeRefresh intervals ahead on spread over them, the time every
-// repository needs to learn of it. It returns the promotion in force (an
-// earlier one, if the key was promoted before). ErrBadOptions for a view
-// without per-key shards or with SchemeRefresh turned off.
+// to the view's shards: its items stamped from Options.Lead ahead of now on
+// spread over them (the lead every repository's copy of the promotions
+// allows for). It returns the promotion in force (an earlier one, if the key
+// was promoted before). ErrBadOptions for a view without per-key shards or a
+// repository made with New.
 func (r *Repo[T]) PromoteKey(ctx context.Context, view string, key Key, reason string) (schema.Promotion, error) {
 	v, err := r.view(view)
 	if err != nil {
@@ -113,16 +116,16 @@ func (r *Repo[T]) PromoteKey(ctx context.Context, view string, key Key, reason s
 }
 
 func (r *Repo[T]) promote(ctx context.Context, v *view, key, reason string) (schema.Promotion, error) {
-	if r.opts.SchemeRefresh <= 0 || !r.schemes.enabled {
-		return schema.Promotion{}, fmt.Errorf("%w: promoting a key needs a repository opened with Open and SchemeRefresh on: others learn of it by reloading", ErrBadOptions)
+	if !r.schemes.enabled {
+		return schema.Promotion{}, fmt.Errorf("%w: promoting a key needs a repository opened with Open: others learn of it by reloading", ErrBadOptions)
 	}
 	if p, ok := v.promotion(key); ok {
 		return p, nil
 	}
 	now := r.opts.Now().UTC()
-	p := schema.Promotion{View: v.spec.Name, Key: key, From: now.Add(2 * r.opts.SchemeRefresh).Truncate(time.Millisecond),
+	p := schema.Promotion{View: v.spec.Name, Key: key, From: promotionFrom(now, r.opts.Lead),
 		Shards: v.spec.Shards, PromotedAt: now, Reason: reason}
-	p, _, err := schema.PromoteKey(ctx, r.session, r.keyspace, p)
+	p, err := r.meta.promote(ctx, p)
 	if err != nil {
 		return p, fmt.Errorf("repo: %w", err)
 	}
@@ -130,6 +133,17 @@ func (r *Repo[T]) promote(ctx context.Context, v *view, key, reason string) (sch
 	r.opts.Logger.Info("tsbucket: key promoted to write shards", "view", v.spec.Name, "key", key,
 		"shards", p.Shards, "from", p.From.Format(time.RFC3339Nano), "reason", p.Reason)
 	return p, nil
+}
+
+// promotionFrom is the instant a promotion recorded at now takes effect:
+// lead later, rounded up to the millisecond the table stores, so never
+// sooner than the lead.
+func promotionFrom(now time.Time, lead time.Duration) time.Time {
+	from := now.Add(lead)
+	if t := from.Truncate(time.Millisecond); t.Before(from) {
+		return t.Add(time.Millisecond)
+	}
+	return from
 }
 
 // adoptPromotion adds p to v's promotions (copy on write).

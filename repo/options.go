@@ -8,6 +8,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/metrics"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 // Options are the repository's optional settings. The zero value is usable: New
@@ -75,28 +76,61 @@ type Options struct {
 	// key stop at its newest bucket without asking the presence index: no
 	// accepted item can lie beyond the bucket of the reader's clock plus
 	// twice MaxFutureSkew (the second for a reader's clock behind a
-	// writer's). Every process writing a keyspace should use the same
-	// value. Without the presence index, newest-first walks start that far
-	// ahead of the reader's clock. Default 1 hour.
+	// writer's, which ClockSkew bounds). Every process writing a keyspace
+	// should use the same value. Without the presence index, newest-first
+	// walks start that far ahead of the reader's clock. Default 1 hour
+	// (schema.DefaultMaxFutureSkew).
 	MaxFutureSkew time.Duration
+	// ClockSkew bounds the difference between the clocks of any two
+	// processes of the fleet that use a keyspace (repositories, and the
+	// tools that record scheme changes and promotions). Leads, validity of
+	// the metadata and presence-entry lifetimes allow for it. At most
+	// MaxFutureSkew. Default 5 seconds (schema.DefaultClockSkew).
+	ClockSkew time.Duration
+	// Lead is the least time ahead of its recorder's clock that every
+	// change to the metadata placing rows (a scheme change recorded with
+	// schema.Rebucket, a key promotion) takes effect. A repository opened
+	// with Open trusts its copy of that metadata, from its last successful
+	// reload at L on its clock, for item times before L + Lead - ClockSkew,
+	// and reloads (or fails with a *StaleError) before it places, reads or
+	// deletes a row beyond that. It must be at least SchemeRefresh +
+	// MaxFutureSkew + 2 x ClockSkew (schema.MinLead; ErrBadOptions), every
+	// repository of a keyspace must use the same, and every recorder at
+	// least as much. Default 2 hours (schema.DefaultLead).
+	Lead time.Duration
 	// SchemeRefresh is how often a repository opened with Open reloads the
-	// views' bucket scheme histories from the cluster, so that a change
-	// recorded with schema.Rebucket (tsbucket schema rebucket) is in use
-	// within SchemeRefresh of the first request after it was recorded,
-	// without a restart. The reload is one single-partition read per view,
-	// made by the first request after the interval (the others go on with
-	// the history they have, which is right for every instant before the
-	// change). A change must be recorded at least SchemeRefresh plus the
-	// clock skew between machines ahead (schema.DefaultRebucketLead, one
-	// hour, is). Default one minute; negative turns reloading off.
+	// views' bucket scheme histories and promoted keys from the cluster.
+	// The reload is one single-partition read per view, made by the first
+	// request after the interval; the others go on with the copy they have,
+	// which is valid up to L + Lead - ClockSkew (Lead). A request needing
+	// the metadata beyond that waits for a reload. A failed reload is tried
+	// again by a later request after a short backoff. Default one minute;
+	// negative turns the background reload off (reloads then happen only
+	// when a request needs them).
 	SchemeRefresh time.Duration
 	// PromoteAfter is how many rows this process writes to one (key,
 	// bucket) partition of a per-key sharded view (schema.View.PerKeyShards)
 	// before it promotes the key to the view's shards (PromoteKey); the
-	// promotion takes effect two SchemeRefresh intervals later. Default
-	// 10,000, a tenth of the 100,000 rows a partition should stay under;
-	// negative: never automatically.
+	// promotion takes effect Lead later. Default 10,000, a tenth of the
+	// 100,000 rows a partition should stay under; negative: never
+	// automatically.
 	PromoteAfter int
+	// FanoutTimeout bounds a write (Put, PutMany, Delete) once it has begun
+	// sending. From then on it no longer stops at the caller's cancel or
+	// deadline, which would leave the views apart: it finishes every view
+	// under a context of its own (the caller's values, no cancel) that
+	// expires after FanoutTimeout, and fails with a *PutError only if that
+	// expires or the cluster fails. Default 10 seconds.
+	FanoutTimeout time.Duration
+	// MaxExpiry is the latest expiry instant the cluster accepts for a row.
+	// A Cassandra 5.0 node in its default storage compatibility mode
+	// refuses any after 2038-01-19T03:14:06Z ("exceeds maximum supported
+	// expiration date"). Zero: Open asks the node (system_views.settings)
+	// and uses that limit unless the node says it stores expiries in the
+	// 5.0 format (storage_compatibility_mode NONE); New, which asks
+	// nothing, assumes the 2038 limit. A write whose rows would expire
+	// after it is refused up front with ErrBadTTL.
+	MaxExpiry time.Time
 	// WrapExecutor, when set, wraps the Executor every statement goes through
 	// (fault injection, auditing). It is called once, by New.
 	WrapExecutor func(Executor) Executor
@@ -136,10 +170,19 @@ func (o Options) withDefaults() Options {
 		o.WriteConcurrency = 16
 	}
 	if o.MaxFutureSkew == 0 {
-		o.MaxFutureSkew = time.Hour
+		o.MaxFutureSkew = schema.DefaultMaxFutureSkew
+	}
+	if o.ClockSkew == 0 {
+		o.ClockSkew = schema.DefaultClockSkew
+	}
+	if o.Lead == 0 {
+		o.Lead = schema.DefaultLead
 	}
 	if o.SchemeRefresh == 0 {
-		o.SchemeRefresh = time.Minute
+		o.SchemeRefresh = schema.DefaultSchemeRefresh
+	}
+	if o.FanoutTimeout == 0 {
+		o.FanoutTimeout = 10 * time.Second
 	}
 	if o.PromoteAfter == 0 {
 		o.PromoteAfter = 10_000
@@ -154,8 +197,37 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Validate reports the first invalid setting.
+// Validate reports the first invalid setting. The fleet's bounds are checked
+// with their defaults filled in: a SchemeRefresh of a day does not fit in the
+// default Lead.
 func (o Options) Validate() error {
+	if err := o.validateSizes(); err != nil {
+		return err
+	}
+	return o.withDefaults().validateFleet()
+}
+
+// validateFleet checks the bounds the fleet relies on: a clock skew within
+// MaxFutureSkew, and a lead that covers the refresh, MaxFutureSkew and twice
+// the skew.
+func (o Options) validateFleet() error {
+	switch {
+	case o.ClockSkew < 0:
+		return fmt.Errorf("%w: negative ClockSkew %v", ErrBadOptions, o.ClockSkew)
+	case o.ClockSkew > o.MaxFutureSkew:
+		return fmt.Errorf("%w: ClockSkew %v exceeds MaxFutureSkew %v: reads look twice MaxFutureSkew ahead, which must cover a writer's clock ahead of the reader's", ErrBadOptions, o.ClockSkew, o.MaxFutureSkew)
+	case o.Lead < 0, o.FanoutTimeout < 0:
+		return fmt.Errorf("%w: negative Lead or FanoutTimeout", ErrBadOptions)
+	}
+	if least := schema.MinLead(o.SchemeRefresh, o.MaxFutureSkew, o.ClockSkew); o.Lead < least {
+		return fmt.Errorf("%w: Lead %v is below SchemeRefresh %v + MaxFutureSkew %v + 2 x ClockSkew %v = %v: a copy of the metadata would go stale between reloads",
+			ErrBadOptions, o.Lead, max(o.SchemeRefresh, 0), o.MaxFutureSkew, o.ClockSkew, least)
+	}
+	return nil
+}
+
+// validateSizes checks the settings without defaults.
+func (o Options) validateSizes() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrBadOptions}, args...)...)
 	}

@@ -22,6 +22,7 @@ type writeConfig struct {
 	consistency gocql.Consistency
 	now         int64     // Unix seconds, for presence-entry lifetimes
 	clock       time.Time // the repository clock when the write began
+	retry       bool      // a RetryOf retry of a call that may have been applied
 }
 
 // WithTTL sets the TTL of this write: whole seconds, 0 meaning no expiry. It may
@@ -63,7 +64,7 @@ func (r *Repo[T]) writeConfig(opts []WriteOption) (writeConfig, error) {
 		c.timestamp = now.UnixMicro()
 	}
 	c.consistency = r.consistency(c.consistency)
-	return c, nil
+	return c, r.checkExpiry(c)
 }
 
 // checkWriteTTL applies the TTL rule: whole, non-negative seconds, and never
@@ -106,53 +107,86 @@ func (c writeConfig) presenceLife(v *view) (need, entry int64) {
 // one write timestamp. On a partial failure it returns a *PutError naming the
 // views that failed; calling Put again with the same item completes them.
 func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
-	r.refreshSchemes(ctx)
 	cfg, err := r.writeConfig(opts)
 	if err != nil {
 		return err
 	}
-	rows, err := r.rowsOf(item)
-	if err == nil {
-		err = r.checkFuture(rows, cfg.clock)
-	}
+	rows, err := r.placedRows(ctx, item, cfg)
 	if err != nil {
 		return fmt.Errorf("repo: put: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return r.nothingWritten(err, cfg.timestamp)
+	}
+	sctx, cancel := r.sending(ctx)
+	defer cancel()
 	if r.opts.Atomic {
-		return r.putAtomic(ctx, rows, cfg)
+		return r.putAtomic(sctx, rows, cfg)
 	}
 	errs := make([]error, len(rows))
 	var wg sync.WaitGroup
 	last := len(rows) - 1
 	for i := range rows[:last] {
-		wg.Go(func() { errs[i] = r.writeRow(ctx, rows[i], cfg) })
+		wg.Go(func() { errs[i] = r.writeRow(sctx, rows[i], cfg) })
 	}
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
-	errs[last] = r.writeRow(ctx, rows[last], cfg)
+	errs[last] = r.writeRow(sctx, rows[last], cfg)
 	wg.Wait()
 	return r.fanoutResult(rows, errs, cfg.timestamp)
 }
 
+// sending is the context a write sends under once it begins (issue 23): the
+// caller's values without its cancel or deadline, bounded by
+// Options.FanoutTimeout. A cancel in the middle of a fan-out would leave the
+// views apart (some rows written, others not); from the first statement
+// sent, the write finishes every view or fails on its own bound.
+func (r *Repo[T]) sending(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), r.opts.FanoutTimeout)
+}
+
+// placedRows derives the rows of item with metadata proven current for its
+// time (current): derived, checked, and derived again if the check had to
+// reload the metadata.
+func (r *Repo[T]) placedRows(ctx context.Context, item *T, cfg writeConfig) ([]row, error) {
+	rows, err := r.rowsOf(item)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := r.checkFuture(rows, cfg.clock)
+	if err != nil {
+		return nil, err
+	}
+	reloaded, err := r.current(ctx, latest)
+	if err != nil || !reloaded {
+		return rows, err
+	}
+	return r.rowsOf(item)
+}
+
 // checkFuture refuses rows stamped further ahead of the writer's clock than
-// Options.MaxFutureSkew. Reads rely on it: a newest-first read that fills its
-// page from the bucket of its clock (plus twice the skew) asks nothing
-// newer, and without the presence index walks start that far ahead, so a
-// row stamped further ahead could be found oldest-first and not
-// newest-first.
-func (r *Repo[T]) checkFuture(rows []row, now time.Time) error {
+// Options.MaxFutureSkew, in every view (views may take their IDs from
+// different columns), and returns the latest instant of them. Reads rely on
+// it: a newest-first read that fills its page from the bucket of its clock
+// (plus twice the skew) asks nothing newer, and without the presence index
+// walks start that far ahead, so a row stamped further ahead could be found
+// oldest-first and not newest-first.
+func (r *Repo[T]) checkFuture(rows []row, now time.Time) (time.Time, error) {
 	limit := now.Add(r.opts.MaxFutureSkew)
+	var latest time.Time
 	for _, rw := range rows {
 		at, err := rw.v.spec.Kind.Time(rw.id)
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrBadID, err)
+			return latest, fmt.Errorf("%w: %w", ErrBadID, err)
 		}
 		if at.After(limit) {
-			return fmt.Errorf("%w: stamped %v, %s ahead of the clock, over MaxFutureSkew %v",
-				ErrBadID, at.UTC().Format(time.RFC3339Nano), aheadText(at, now), r.opts.MaxFutureSkew)
+			return latest, fmt.Errorf("%w: view %s: %s stamped %v, %s ahead of the clock, over MaxFutureSkew %v",
+				ErrBadID, rw.v.spec.Name, rw.v.spec.ID.Name, at.UTC().Format(time.RFC3339Nano), aheadText(at, now), r.opts.MaxFutureSkew)
 		}
-		return nil // every view stores the same ID
+		if at.After(latest) {
+			latest = at
+		}
 	}
-	return nil
+	return latest, nil
 }
 
 // aheadText is how far at is ahead of now, to the millisecond; beyond what
@@ -170,13 +204,14 @@ func aheadText(at, now time.Time) string {
 // bucket), its presence entry. Both must succeed: a row whose bucket is not in
 // the index would be invisible to index-driven reads.
 func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
-	ttl, pttl := cfg.ttlOf(rw.v)
+	ttl, _ := cfg.ttlOf(rw.v)
 	needPresence := r.needsPresence(rw, cfg)
 	var perr error
 	var wg sync.WaitGroup
 	if needPresence {
+		pttl, pts := r.presenceOf(cfg, rw.v)
 		wg.Go(func() {
-			perr = r.exec(ctx, rw.presenceWrite(cfg.consistency, pttl, cfg.clock))
+			perr = r.exec(ctx, rw.presenceWrite(cfg.consistency, pttl, pts))
 		})
 	}
 	err := r.exec(ctx, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
@@ -252,10 +287,11 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 	b := Statement{Table: "logged_batch", Op: "batch", Consistency: cfg.consistency, Batch: gocql.LoggedBatch}
 	var presence []row
 	for _, rw := range rows {
-		ttl, pttl := cfg.ttlOf(rw.v)
+		ttl, _ := cfg.ttlOf(rw.v)
 		b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 		if r.needsPresence(rw, cfg) {
-			b.Entries = append(b.Entries, rw.presenceWrite(cfg.consistency, pttl, cfg.clock))
+			pttl, pts := r.presenceOf(cfg, rw.v)
+			b.Entries = append(b.Entries, rw.presenceWrite(cfg.consistency, pttl, pts))
 			presence = append(presence, rw)
 		}
 	}

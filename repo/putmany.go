@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/gocql/gocql"
 )
@@ -17,53 +18,85 @@ import (
 // sent. On failure the *PutError names the views with at least one failed group;
 // calling PutMany again with the same items completes them.
 func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) error {
-	r.refreshSchemes(ctx)
 	cfg, err := r.writeConfig(opts)
 	if err != nil {
 		return err
 	}
-	var rows []row
-	for i := range items {
-		if i%256 == 0 {
-			// Deriving the rows of many items takes a while: a cancel during
-			// it returns before anything is sent.
-			if err := ctx.Err(); err != nil {
-				return r.nothingWritten(err, cfg.timestamp)
-			}
-		}
-		rs, err := r.rowsOf(&items[i])
-		if err != nil {
-			return fmt.Errorf("repo: put many: item %d: %w", i, err)
-		}
-		if err := r.checkFuture(rs, cfg.clock); err != nil {
-			return fmt.Errorf("repo: put many: item %d: %w", i, err)
-		}
-		rows = append(rows, rs...)
+	rows, latest, err := r.rowsOfMany(ctx, items, cfg)
+	if err != nil {
+		return err
 	}
-	jobs := r.planBatches(rows)
+	reloaded, err := r.current(ctx, latest)
+	if err == nil && reloaded {
+		rows, _, err = r.rowsOfMany(ctx, items, cfg)
+	}
+	if err != nil {
+		return fmt.Errorf("repo: put many: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return r.nothingWritten(err, cfg.timestamp)
+	}
+	return r.sendGroups(ctx, r.planBatches(rows), cfg)
+}
+
+// sendGroups writes the groups of rows, at most Options.WriteConcurrency at
+// once, under the write's own context (sending): once the first is sent,
+// the caller's cancel no longer stops the others.
+func (r *Repo[T]) sendGroups(ctx context.Context, jobs [][]row, cfg writeConfig) error {
+	sctx, cancel := r.sending(ctx)
+	defer cancel()
 	errs := make([]error, len(jobs))
 	sem := make(chan struct{}, r.opts.WriteConcurrency)
 	var wg sync.WaitGroup
 	for i, job := range jobs {
 		// Checked first: select picks at random among ready cases, and a free
-		// slot must not win over a cancelled context.
-		if err := ctx.Err(); err != nil {
+		// slot must not win over an expired fan-out.
+		if err := sctx.Err(); err != nil {
 			errs[i] = err
 			continue
 		}
 		select {
 		case sem <- struct{}{}:
-		case <-ctx.Done():
-			errs[i] = ctx.Err()
+		case <-sctx.Done():
+			errs[i] = sctx.Err()
 			continue
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			errs[i] = r.writeGroup(ctx, job, cfg)
+			errs[i] = r.writeGroup(sctx, job, cfg)
 		})
 	}
 	wg.Wait()
 	return r.manyResult(jobs, errs, cfg.timestamp)
+}
+
+// rowsOfMany derives and checks the rows of every item, and returns the
+// latest instant among them.
+func (r *Repo[T]) rowsOfMany(ctx context.Context, items []T, cfg writeConfig) ([]row, time.Time, error) {
+	var rows []row
+	var latest time.Time
+	for i := range items {
+		if i%256 == 0 {
+			// Deriving the rows of many items takes a while: a cancel during
+			// it returns before anything is sent.
+			if err := ctx.Err(); err != nil {
+				return nil, latest, r.nothingWritten(err, cfg.timestamp)
+			}
+		}
+		rs, err := r.rowsOf(&items[i])
+		if err != nil {
+			return nil, latest, fmt.Errorf("repo: put many: item %d: %w", i, err)
+		}
+		at, err := r.checkFuture(rs, cfg.clock)
+		if err != nil {
+			return nil, latest, fmt.Errorf("repo: put many: item %d: %w", i, err)
+		}
+		if at.After(latest) {
+			latest = at
+		}
+		rows = append(rows, rs...)
+	}
+	return rows, latest, nil
 }
 
 // planBatches groups rows by view and partition, then cuts each group into
@@ -98,9 +131,10 @@ func (r *Repo[T]) planBatches(rows []row) [][]row {
 // writeGroup writes rows of one partition: one statement, or one unlogged batch.
 func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) error {
 	first := rows[0]
-	ttl, pttl := cfg.ttlOf(first.v)
+	ttl, _ := cfg.ttlOf(first.v)
 	if r.needsPresence(first, cfg) {
-		if err := r.exec(ctx, first.presenceWrite(cfg.consistency, pttl, cfg.clock)); err != nil {
+		pttl, pts := r.presenceOf(cfg, first.v)
+		if err := r.exec(ctx, first.presenceWrite(cfg.consistency, pttl, pts)); err != nil {
 			return fmt.Errorf("presence index: %w", err)
 		}
 		_, expiry := cfg.presenceLife(first.v)
@@ -156,6 +190,9 @@ func (r *Repo[T]) manyResult(jobs [][]row, errs []error, ts int64) error {
 	pe := &PutError{Timestamp: ts}
 	for name, err := range failed {
 		pe.Failed = append(pe.Failed, ViewError{View: name, Err: err})
+		if written[name] {
+			pe.Partly = append(pe.Partly, name)
+		}
 		delete(written, name)
 		if m := r.opts.Metrics; m != nil {
 			m.FanoutFailure(name)
@@ -165,6 +202,7 @@ func (r *Repo[T]) manyResult(jobs [][]row, errs []error, ts int64) error {
 		pe.Written = append(pe.Written, name)
 	}
 	sort.Strings(pe.Written)
+	sort.Strings(pe.Partly)
 	sort.Slice(pe.Failed, func(i, j int) bool { return pe.Failed[i].View < pe.Failed[j].View })
 	return pe
 }

@@ -107,7 +107,9 @@ func (r *Repo[T]) Range(ctx context.Context, view string, key Key, from, to time
 
 // Read returns one page of q. Identical concurrent reads are coalesced.
 func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
-	r.refreshSchemes(ctx)
+	if _, err := r.current(ctx, r.readNeed(q.To)); err != nil {
+		return Page[T]{}, fmt.Errorf("repo: read %s: %w", q.View, err)
+	}
 	w, err := r.plan(q)
 	if err != nil {
 		return Page[T]{}, err

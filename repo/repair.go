@@ -83,7 +83,9 @@ func (r RepairReport) String() string {
 // view with no scalar value column has no readable write time; its rows are
 // then rewritten with the repository clock, as a new Put would be.
 func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to time.Time) (RepairReport, error) {
-	r.refreshSchemes(ctx)
+	if _, err := r.current(ctx, r.readNeed(to)); err != nil {
+		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
+	}
 	q := Query{View: base, Key: key, Limit: min(r.opts.MaxLimit, repairPage), From: from, To: to}
 	bv, err := r.validateQuery(&q)
 	if err != nil {
@@ -230,15 +232,14 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 	}
 	cl := run.r.opts.Consistency
 	if rw.v.spec.Bucketed() && !run.r.opts.NoPresenceIndex && run.claimPresence(rw) {
-		pttl := rw.v.presenceTTL(ttl)
-		if err := run.r.exec(ctx, rw.presenceWrite(cl, pttl, run.r.opts.Now())); err != nil {
+		now := run.r.opts.Now()
+		cfg := writeConfig{ttl: time.Duration(ttl) * time.Second, hasTTL: true, now: now.Unix(), clock: now}
+		pttl, pts := run.r.presenceOf(cfg, rw.v)
+		if err := run.r.exec(ctx, rw.presenceWrite(cl, pttl, pts)); err != nil {
 			run.releasePresence(rw)
 			return fmt.Errorf("presence index: %w", err)
 		}
-		expiry := int64(never)
-		if pttl > 0 {
-			expiry = run.r.opts.Now().Unix() + int64(pttl)
-		}
+		_, expiry := cfg.presenceLife(rw.v)
 		run.r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
 	}
 	return run.r.exec(ctx, rw.insertWrite(cl, ttl, base.ts))

@@ -31,7 +31,10 @@ type Repo[T any] struct {
 	presence *presenceCache
 	hints    *readHints
 	flights  *flightGroup[T]
-	schemes  schemeReload // set by Open: the views are registered in the keyspace
+	// maxExpiry is the latest expiry the cluster accepts (Options.MaxExpiry).
+	maxExpiry time.Time
+	schemes   schemeReload // enabled by Open: the views are registered in the keyspace
+	meta      metadata     // where the metadata that places rows is loaded from
 }
 
 // view is one schema.View with everything derived from it once.
@@ -59,12 +62,13 @@ type view struct {
 func (v *view) scheme() bucket.Scheme { return *v.sch.Load() }
 
 // presenceTTL is the TTL in seconds of a presence entry for rows living
-// rowTTL: one bucket width (the widest of the history) longer.
+// rowTTL: one bucket width (the widest of the history) longer, within
+// Cassandra's largest TTL.
 func (v *view) presenceTTL(rowTTL int) int {
 	if rowTTL <= 0 || !v.spec.Bucketed() {
 		return 0
 	}
-	return rowTTL + int(v.scheme().Width().Seconds())
+	return min(rowTTL+int(v.scheme().Width().Seconds()), maxTTLSeconds)
 }
 
 // Open checks the views' bucket schemes against the metadata stored in the
@@ -76,24 +80,35 @@ func Open[T any](ctx context.Context, session *gocql.Session, keyspace string, v
 	if err != nil {
 		return nil, err
 	}
-	specs := make([]schema.View, len(r.order))
-	for i, v := range r.order {
-		specs[i] = v.spec
-	}
-	inForce, err := schema.Register(ctx, session, keyspace, specs)
+	start := r.opts.Now()
+	inForce, err := schema.Register(ctx, session, keyspace, viewSpecs(r.order))
 	if err != nil {
 		return nil, fmt.Errorf("repo: check view schemes: %w", err)
 	}
 	for _, s := range inForce {
-		r.adoptScheme(s.Name, s.Scheme)
+		if err := r.adoptScheme(s.Name, s.Scheme); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.loadPromotions(ctx); err != nil {
 		return nil, fmt.Errorf("repo: %w", err)
 	}
-	r.schemes.enabled = r.opts.SchemeRefresh > 0
-	r.schemes.last.Store(time.Now().UnixNano())
+	if err := r.learnMaxExpiry(ctx); err != nil {
+		return nil, err
+	}
+	r.enableReload(start)
 	r.reportSchemes()
 	return r, nil
+}
+
+// enableReload starts the metadata validity (schemeReload) from a load that
+// began at start.
+func (r *Repo[T]) enableReload(start time.Time) {
+	s := &r.schemes
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.enabled = true
+	s.loadedAt, s.validUntil = start, start.Add(r.opts.Lead-r.opts.ClockSkew)
 }
 
 // New builds a repository without touching the database. Callers that do not use
@@ -117,21 +132,27 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 	}
 	opts = opts.withDefaults()
 	r := &Repo[T]{
-		session:  session,
-		executor: &gocqlExecutor{session: session, metrics: opts.Metrics, mapper: newMapper()},
-		keyspace: keyspace,
-		opts:     opts,
-		mapper:   newMapper(),
-		views:    make(map[string]*view, len(views)),
-		presence: newPresenceCache(opts.PresenceCacheSize),
-		hints:    newReadHints(max(opts.ReadHintsSize, 0)),
-		flights:  newFlightGroup[T](),
+		session:   session,
+		executor:  &gocqlExecutor{session: session, metrics: opts.Metrics, mapper: newMapper()},
+		keyspace:  keyspace,
+		opts:      opts,
+		mapper:    newMapper(),
+		views:     make(map[string]*view, len(views)),
+		presence:  newPresenceCache(opts.PresenceCacheSize),
+		hints:     newReadHints(max(opts.ReadHintsSize, 0)),
+		flights:   newFlightGroup[T](),
+		schemes:   schemeReload{sem: make(chan struct{}, 1)},
+		maxExpiry: opts.MaxExpiry,
+	}
+	if r.maxExpiry.IsZero() {
+		r.maxExpiry = defaultMaxExpiry()
 	}
 	if opts.WrapExecutor != nil {
 		if r.executor = opts.WrapExecutor(r.executor); r.executor == nil {
 			return nil, fmt.Errorf("%w: WrapExecutor returned nil", ErrBadOptions)
 		}
 	}
+	r.meta = clusterMetadata{session: session, exec: r.executor, keyspace: keyspace}
 	if t != recordType {
 		if err := r.checkReservedFields(t); err != nil {
 			return nil, err

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"strconv"
 	"time"
@@ -26,18 +25,30 @@ type row struct {
 	partKey string // view key, bucket and shard: the partition, for grouping and metrics
 	presKey string // view key and bucket: the presence-index entry
 	bytes   int    // estimated payload
+	unset   bool   // derived loosely (rowsOfLoose) from an item missing this view's ID
 }
 
 // rowsOf derives the rows of item for every view, or the first reason it cannot be
 // written. Nothing is sent when this fails.
-func (r *Repo[T]) rowsOf(item *T) ([]row, error) {
+func (r *Repo[T]) rowsOf(item *T) ([]row, error) { return r.deriveRows(item, true) }
+
+// rowsOfLoose is rowsOf without refusing empty key values: for a Delete
+// that may name the item by its ID alone (a text or blob key left empty).
+func (r *Repo[T]) rowsOfLoose(item *T) ([]row, error) { return r.deriveRows(item, false) }
+
+func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	if item == nil {
 		return nil, fmt.Errorf("%w: nil item", ErrBadItem)
 	}
 	iv := reflect.ValueOf(item).Elem()
 	rows := make([]row, 0, len(r.order))
 	for _, v := range r.order {
-		rw, err := r.rowOf(v, iv)
+		rw, err := r.rowOf(v, iv, strict)
+		if err != nil && !strict && !v.idInKey {
+			// Loosely, an unset ID of a view not keyed by it (only the
+			// ID-keyed view's ID filled in) is one more unset value.
+			rw, err = row{v: v, item: iv, unset: true}, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("view %s: %w", v.spec.Name, err)
 		}
@@ -46,7 +57,7 @@ func (r *Repo[T]) rowsOf(item *T) ([]row, error) {
 	return rows, nil
 }
 
-func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
+func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool) (row, error) {
 	rw := row{v: v, item: iv}
 	idv := v.col(iv, v.idIdx)
 	if !idv.IsValid() {
@@ -68,7 +79,7 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value) (row, error) {
 		// itself would name the partition by its address.
 		rw.key[i] = derefValue(v.col(iv, i))
 	}
-	if err := rw.key.validate(v.spec.Key); err != nil {
+	if err := rw.key.validate(v.spec.Key); err != nil && strict {
 		return rw, err
 	}
 	for i := range v.columns {
@@ -171,23 +182,15 @@ func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
 }
 
 // presenceWrite is the Statement writing this row's presence-index entry,
-// with a TTL of ttl seconds from now (0: none).
-func (rw row) presenceWrite(cl gocql.Consistency, ttl int, now time.Time) Statement {
-	return write(rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert, cl, rw.presenceArgs(ttl, presenceTimestamp(ttl, now)))
-}
-
-// presenceTimestamp is the write timestamp of a presence entry: its expiry in
-// microseconds, or the largest timestamp for an entry that never expires.
+// with a TTL of ttl seconds (0: none) at timestamp ts (Repo.presenceOf: its
+// expiry, or the largest timestamp for an entry that never expires).
 // Entries of one (key, bucket) written by different calls then settle on
 // the one that lives longest, whatever the write timestamps of their rows:
 // with the row's timestamp, a row written with an older one (a retry, a
 // writer whose clock is behind) would lose to the entry of a short-lived
 // row, and be unreadable once that entry expired.
-func presenceTimestamp(ttl int, now time.Time) int64 {
-	if ttl == 0 {
-		return math.MaxInt64
-	}
-	return now.UnixMicro() + int64(ttl)*1_000_000
+func (rw row) presenceWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
+	return write(rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert, cl, rw.presenceArgs(ttl, ts))
 }
 
 // derefValue returns the value v holds, following pointers; a nil pointer is

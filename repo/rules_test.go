@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -75,17 +76,40 @@ func (f *chatFixture) put(ms ...refmodel.Message) {
 	}
 }
 
-// all reads every page of q and returns the IDs.
+// all reads every page of q and returns the IDs. It is bounded (issue 23's
+// test gap): an item returned twice, as by a cursor repeating its last item,
+// fails at once with a message, and the whole read has a deadline of its
+// own, so a walk that never ends fails the test instead of hanging it.
 func (f *chatFixture) all(q Query) []int64 {
 	f.t.Helper()
-	var ids []int64
-	for m, err := range f.r.All(f.t.Context(), q) {
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		ids = append(ids, m.MessageID)
+	ids, err := boundedAll(f.t.Context(), f.r, q, func(m refmodel.Message) int64 { return m.MessageID })
+	if err != nil {
+		f.t.Fatal(err)
 	}
 	return ids
+}
+
+// readBound is how long a test's read of every page may take.
+const readBound = 10 * time.Second
+
+// boundedAll reads every page of q, failing on the first ID seen twice or
+// when the read outlasts readBound.
+func boundedAll[T any](ctx context.Context, r *Repo[T], q Query, id func(T) int64) ([]int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, readBound)
+	defer cancel()
+	var ids []int64
+	seen := map[int64]bool{}
+	for m, err := range r.All(ctx, q) {
+		if err != nil {
+			return ids, fmt.Errorf("read %s %v (%v) after %d items: %w", q.View, q.Key, q.Direction, len(ids), err)
+		}
+		if seen[id(m)] {
+			return ids, fmt.Errorf("read %s %v (%v): item %d returned twice, after %d items (a cursor repeating its last item?)", q.View, q.Key, q.Direction, id(m), len(ids))
+		}
+		seen[id(m)] = true
+		ids = append(ids, id(m))
+	}
+	return ids, nil
 }
 
 // inEveryView reports, per view, whether the message is readable there.
@@ -468,7 +492,7 @@ func TestFutureStampedItems(t *testing.T) {
 // horizon's asks the index.
 func TestFutureStampedItemsOfADenseKey(t *testing.T) {
 	const skew = 2 * time.Hour
-	f := newChat(t, Options{MaxFutureSkew: skew})
+	f := newChat(t, Options{MaxFutureSkew: skew, Lead: 3 * skew})
 	s := refmodel.ChatScheme()
 	for _, toEdge := range []time.Duration{5 * 24 * time.Hour, 3 * time.Hour, 30 * time.Minute} {
 		f.now = s.End(clampedBucket(s, f.now)).Add(-toEdge) // the reader's clock

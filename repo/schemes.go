@@ -2,65 +2,186 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
-// schemeReload keeps a repository's copy of its views' scheme histories
-// current (Options.SchemeRefresh).
+// reloadBackoff is how long after a failed reload the next one is tried:
+// requests in between that need a fresher copy fail at once (*StaleError)
+// rather than each waiting on a cluster that just failed.
+const reloadBackoff = 200 * time.Millisecond
+
+// schemeReload keeps a repository's copy of the metadata that places rows
+// (its views' scheme histories and promoted keys) and knows how long the
+// copy is provably current.
 //
-// Why a copy that is up to one interval old is safe: a change is recorded at
-// least its lead (schema.DefaultRebucketLead) before it takes effect, and a
-// history only ever grows by changes after its last one. So the history a
-// repository has is right for every instant before the first change it has
-// not seen, which lies at least the lead minus the time since its last
-// reload ahead. Rows are bucketed by their IDs' instants, which for
-// everything written now lie before that.
+// Why: every change to that metadata takes effect at least Options.Lead
+// after its recorder's clock, and a history only grows by changes after its
+// last one. A change this repository has not seen was recorded after its
+// last successful reload began, at L on its clock, so at L - ClockSkew or
+// later on the recorder's: it takes effect at L + Lead - ClockSkew or later.
+// Up to that instant (validUntil) the copy places every item as every other
+// up-to-date repository does; beyond it a request reloads first
+// (current), or fails with a *StaleError having sent nothing.
 type schemeReload struct {
-	enabled bool
-	mu      sync.Mutex   // held by the one request reloading
-	last    atomic.Int64 // time.Now().UnixNano() of the last reload attempt
+	enabled bool          // set by Open: the views are registered in the keyspace
+	sem     chan struct{} // held by the one reload in flight; others wait on it
+
+	mu           sync.Mutex
+	loadedAt     time.Time // when the last successful reload began (repository clock)
+	validUntil   time.Time // item times before it are placed by the copy
+	gen          uint64    // reloads finished, for waiters
+	failedAt     time.Time // last failed reload; zero after a success
+	failingSince time.Time // first failed reload since the last success
+	lastErr      error
 }
 
-// refreshSchemes reloads the views' schemes when the last reload is older
-// than Options.SchemeRefresh. Only one request reloads at a time; the others
-// go on with the history they have. A failed reload leaves the history as it
-// was (logged) and is tried again at the next interval.
-func (r *Repo[T]) refreshSchemes(ctx context.Context) {
-	if !r.schemes.enabled {
-		return
+type reloadState struct {
+	loadedAt, validUntil, failedAt, failingSince time.Time
+	gen                                          uint64
+	lastErr                                      error
+}
+
+func (s *schemeReload) state() reloadState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return reloadState{s.loadedAt, s.validUntil, s.failedAt, s.failingSince, s.gen, s.lastErr}
+}
+
+// current makes sure the metadata copy is valid for item times up to upTo
+// (inclusive) before a request places, reads or deletes rows with it. Within
+// validity it only reloads when the interval (Options.SchemeRefresh) is due
+// and no other reload is in flight; beyond it, it waits for the reload in
+// flight or makes one, bounded by ctx, and returns a *StaleError when the
+// copy still cannot be proven current. reloaded reports a copy changed
+// since the caller may have derived rows with it: derive them again.
+func (r *Repo[T]) current(ctx context.Context, upTo time.Time) (reloaded bool, err error) {
+	s := &r.schemes
+	if !s.enabled {
+		return false, nil
 	}
-	now := time.Now().UnixNano()
-	if now-r.schemes.last.Load() < int64(r.opts.SchemeRefresh) || !r.schemes.mu.TryLock() {
-		return
+	st := s.state()
+	now := r.opts.Now()
+	if upTo.Before(st.validUntil) {
+		if r.refreshDue(st, now) {
+			select {
+			case s.sem <- struct{}{}:
+				defer func() { <-s.sem }()
+				if st2 := s.state(); st2.gen == st.gen {
+					_ = r.reload(ctx) // the copy stays valid for upTo: logged, retried later
+				}
+			default: // another request reloads
+			}
+		}
+		return false, nil
 	}
-	defer r.schemes.mu.Unlock()
-	if now-r.schemes.last.Load() < int64(r.opts.SchemeRefresh) {
-		return // reloaded while this request waited for the lock
+	return true, r.reloadFor(ctx, upTo, st.gen)
+}
+
+// refreshDue reports whether the background reload interval has passed (and
+// the backoff after a failure).
+func (r *Repo[T]) refreshDue(st reloadState, now time.Time) bool {
+	if r.opts.SchemeRefresh <= 0 {
+		return false
 	}
-	r.schemes.last.Store(now)
+	if !st.failedAt.IsZero() {
+		return now.Sub(st.failedAt) >= reloadBackoff
+	}
+	return now.Sub(st.loadedAt) >= r.opts.SchemeRefresh
+}
+
+// reloadFor reloads, or waits for the reload in flight, until the copy is
+// valid for upTo; a reload that failed while this request waited for it is
+// its answer, not a reason to try again at once.
+func (r *Repo[T]) reloadFor(ctx context.Context, upTo time.Time, gen uint64) error {
+	s := &r.schemes
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return r.staleError(upTo, s.state(), ctx.Err())
+	}
+	defer func() { <-s.sem }()
+	st := s.state()
+	switch {
+	case upTo.Before(st.validUntil):
+		return nil // the reload this request waited for covers it
+	case st.lastErr != nil && (st.gen != gen || r.opts.Now().Sub(st.failedAt) < reloadBackoff):
+		return r.staleError(upTo, st, st.lastErr)
+	}
+	err := r.reload(ctx)
+	st = s.state()
+	if err != nil || !upTo.Before(st.validUntil) {
+		return r.staleError(upTo, st, err)
+	}
+	return nil
+}
+
+// reload reads the scheme histories and promoted keys, adopts them, and then
+// moves validUntil on. Called with s.sem held.
+func (r *Repo[T]) reload(ctx context.Context) error {
+	start := r.opts.Now()
+	err := r.loadMetadata(ctx)
+	s := &r.schemes
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	if err != nil {
+		s.failedAt, s.lastErr = start, err
+		if s.failingSince.IsZero() {
+			s.failingSince = start
+		}
+		r.opts.Logger.Warn("tsbucket: reload of the views' metadata failed; the copy is trusted until it is stale",
+			"valid_until", s.validUntil.UTC().Format(time.RFC3339Nano), "err", err)
+		return err
+	}
+	s.loadedAt, s.validUntil = start, start.Add(r.opts.Lead-r.opts.ClockSkew)
+	s.failedAt, s.failingSince, s.lastErr = time.Time{}, time.Time{}, nil
+	return nil
+}
+
+// loadMetadata reads and adopts every bucketed view's scheme and every per-key
+// sharded view's promotions.
+func (r *Repo[T]) loadMetadata(ctx context.Context) error {
 	var names []string
 	for _, v := range r.order {
 		if v.spec.Bucketed() {
 			names = append(names, v.spec.Name)
 		}
 	}
-	stored, err := schema.LoadSchemes(ctx, r.session, r.keyspace, names)
+	stored, err := r.meta.schemes(ctx, names)
 	if err != nil {
-		r.opts.Logger.Warn("tsbucket: reload of the views' scheme histories failed; keeping the ones loaded before", "err", err)
-		return
+		return fmt.Errorf("repo: reload schemes: %w", err)
 	}
 	for name, s := range stored {
-		r.adoptScheme(name, s)
+		if err := r.adoptScheme(name, s); err != nil {
+			return err
+		}
 	}
 	if err := r.loadPromotions(ctx); err != nil {
-		r.opts.Logger.Warn("tsbucket: reload of the promoted keys failed; keeping the ones loaded before", "err", err)
+		return fmt.Errorf("repo: reload promotions: %w", err)
 	}
 	r.reportSchemes()
+	return nil
+}
+
+// staleError describes a copy that cannot be proven current for upTo.
+func (r *Repo[T]) staleError(upTo time.Time, st reloadState, cause error) error {
+	return &StaleError{Need: upTo, ValidUntil: st.validUntil, LoadedAt: st.loadedAt, FailingSince: st.failingSince, Err: cause}
+}
+
+// readNeed is the latest item time a read of [.., to) can meet: to, or the
+// newest an item can be stamped (the reader's clock plus MaxFutureSkew plus
+// ClockSkew, for a writer's clock ahead of the reader's).
+func (r *Repo[T]) readNeed(to time.Time) time.Time {
+	need := r.opts.Now().Add(r.opts.MaxFutureSkew + r.opts.ClockSkew)
+	if !to.IsZero() && to.Before(need) {
+		return to.Add(-time.Nanosecond)
+	}
+	return need
 }
 
 // reportSchemes shows the bucketed views' scheme histories in the metrics.
@@ -77,20 +198,21 @@ func (r *Repo[T]) reportSchemes() {
 }
 
 // adoptScheme makes s the scheme of the named view if it is the view's
-// current one with more changes: a history only grows. Anything else (a
-// scheme that would renumber buckets already written) is ignored and logged.
-func (r *Repo[T]) adoptScheme(name string, s bucket.Scheme) {
+// current one with more changes: a history only grows. A stored scheme that
+// would renumber buckets already written is an error: the copy cannot be
+// made current.
+func (r *Repo[T]) adoptScheme(name string, s bucket.Scheme) error {
 	v, ok := r.views[name]
 	if !ok || !v.spec.Bucketed() || s == v.scheme() {
-		return
+		return nil
 	}
 	if !s.Prefix(v.scheme()) {
-		r.opts.Logger.Warn("tsbucket: stored scheme is not a continuation of the one in use; ignored",
-			"view", name, "stored", s.String(), "in_use", v.scheme().String())
-		return
+		return fmt.Errorf("repo: view %s: %w: stored scheme %v is not a continuation of the one in use %v",
+			name, schema.ErrSchemeMismatch, s, v.scheme())
 	}
 	v.sch.Store(&s)
 	r.opts.Logger.Info("tsbucket: view scheme history updated", "view", name, "scheme", s.String())
+	return nil
 }
 
 // Scheme returns the bucket scheme the repository uses for the named view,

@@ -287,3 +287,49 @@ func TestPerKeyShards(t *testing.T) {
 		t.Fatalf("after deleting the two edge messages: %d items", len(got))
 	}
 }
+
+// TestShardedPutManyBatchesOneShard (issue 23's test gap): a PutMany of one
+// key's items in one bucket of a sharded view spans its shards, and every
+// batch it sends names one partition, shard included: each row in its ID's
+// shard, never a batch across shards.
+func TestShardedPutManyBatchesOneShard(t *testing.T) {
+	const shards = 4
+	f := newChat(t, Options{}, shardedViews(shards)...)
+	var batch []refmodel.Message
+	for i := range 64 {
+		batch = append(batch, f.msg(1, f.now.Add(-time.Duration(i)*time.Second), int64(i)))
+	}
+	f.put(batch...)
+	used := map[int]bool{}
+	for _, st := range f.fake.take() {
+		if st.Table != "messages_by_channel" {
+			continue
+		}
+		entries := st.Entries
+		if len(entries) == 0 {
+			entries = []Statement{st}
+		}
+		first := argOf(t, entries[0], schema.ShardColumn)
+		for _, e := range entries {
+			shard := argOf(t, e, schema.ShardColumn)
+			id := argOf(t, e, "message_id").(int64)
+			if shard != first {
+				t.Fatalf("one batch spans shards %v and %v", first, shard)
+			}
+			var bid bucket.ID
+			for i := range 8 {
+				bid[8+i] = byte(id >> (56 - 8*i))
+			}
+			if want := bucket.ShardOf(bid, shards); shard != want {
+				t.Fatalf("message %d in shard %v, want its ID's shard %d", id, shard, want)
+			}
+			used[shard.(int)] = true
+		}
+	}
+	if len(used) != shards {
+		t.Fatalf("the batch used shards %v, want all %d", used, shards)
+	}
+	if got := f.all(Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 10}); len(got) != len(batch) {
+		t.Fatalf("read %d items back, want %d", len(got), len(batch))
+	}
+}

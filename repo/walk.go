@@ -409,26 +409,43 @@ func (w *walk[T]) fetch(ctx context.Context, b bucket.Bucket, limit int) ([]T, e
 	return w.merge(parts, limit), nil
 }
 
-// merge returns the first limit items of the shards' rows in walk order.
+// merge returns the first limit items of the shards' rows in walk order,
+// each ID once: a row a writer of an earlier version left in shard 0 after
+// its key's promotion, and put again where it belongs, is returned once,
+// from the higher shard (where it belongs). Dropping a duplicate never makes
+// a page short of rows a shard still holds: a shard that returned limit
+// rows returned limit distinct IDs.
 func (w *walk[T]) merge(parts [][]T, limit int) []T {
 	type keyed struct {
-		id   bucket.ID
-		item T
+		id    bucket.ID
+		shard int
+		item  T
 	}
 	var all []keyed
-	for _, p := range parts {
+	for s, p := range parts {
 		for _, it := range p {
 			id, _ := idFromValue(w.v.spec.Kind, w.v.col(reflect.ValueOf(&it).Elem(), w.v.idIdx))
-			all = append(all, keyed{id, it})
+			all = append(all, keyed{id, s, it})
 		}
 	}
 	sign := 1
 	if w.q.Direction == NewestFirst {
 		sign = -1
 	}
-	slices.SortStableFunc(all, func(a, b keyed) int { return sign * w.v.spec.Kind.Compare(a.id, b.id) })
+	slices.SortStableFunc(all, func(a, b keyed) int {
+		if c := w.v.spec.Kind.Compare(a.id, b.id); c != 0 {
+			return sign * c
+		}
+		return b.shard - a.shard
+	})
 	out := make([]T, 0, min(limit, len(all)))
-	for _, k := range all[:min(limit, len(all))] {
+	for i, k := range all {
+		if len(out) == limit {
+			break
+		}
+		if i > 0 && all[i-1].id == k.id {
+			continue
+		}
 		out = append(out, k.item)
 	}
 	return out

@@ -32,5 +32,11 @@
 // low-cardinality key, unbounded collections) and LintStatement refuses
 // ALLOW FILTERING.
 //
+// A registered view's scheme changes only by Rebucket, from an instant a
+// lead ahead; key promotions (PromoteKey) likewise. The lead must cover what
+// can carry an item past a change unseen by some repository of the fleet
+// (Fleet, MinLead: the reload interval, MaxFutureSkew and twice the clock
+// skew between instances); Rebucket refuses less.
+//
 // Functions taking a *gocql.Session do I/O; everything else is pure.
 package schema

@@ -58,8 +58,7 @@ func Promotions(ctx context.Context, s *gocql.Session, keyspace, view string) (m
 	if err := checkKeyspace(keyspace); err != nil {
 		return nil, err
 	}
-	it := s.Query(fmt.Sprintf(`SELECT "key", "from", "shards", "promoted_at", "reason" FROM %s WHERE "view" = ?`,
-		qualified(keyspace, HotKeysTable)), view).WithContext(ctx).Consistency(gocql.LocalQuorum).Iter()
+	it := s.Query(PromotionsSelect(keyspace), view).WithContext(ctx).Consistency(gocql.LocalQuorum).Iter()
 	out := map[string]Promotion{}
 	var p Promotion
 	var reason *string
@@ -75,6 +74,14 @@ func Promotions(ctx context.Context, s *gocql.Session, keyspace, view string) (m
 		return nil, hotKeysError(keyspace, fmt.Errorf("read the promoted keys of view %q: %w", view, err))
 	}
 	return out, nil
+}
+
+// PromotionsSelect is the statement Promotions sends (bind: the view's name;
+// a row per promoted key: key, from, shards, promoted_at, reason), for a
+// caller that sends it through an executor of its own.
+func PromotionsSelect(keyspace string) string {
+	return fmt.Sprintf(`SELECT "key", "from", "shards", "promoted_at", "reason" FROM %s WHERE "view" = ?`,
+		qualified(keyspace, HotKeysTable))
 }
 
 // hotKeysError turns "no such table" into ErrNotApplied.

@@ -11,20 +11,16 @@ import (
 	"github.com/tsbucket/tsbucket/bucket"
 )
 
-// DefaultRebucketLead is how far ahead of now a scheme change must take
-// effect unless RebucketOptions.Lead says otherwise. Every repository must
-// have the new history before the change takes effect: repositories reload
-// it at most every repo.Options.SchemeRefresh (one minute by default), so an
-// hour leaves room for that, for clock skew between machines, and for
-// processes that are between requests.
-const DefaultRebucketLead = time.Hour
-
 // RebucketOptions tunes Rebucket.
 type RebucketOptions struct {
-	// Lead is the least time from now to the change. It must exceed every
-	// repository's SchemeRefresh plus the clock skew between the machines;
-	// zero means DefaultRebucketLead.
+	// Lead is the least time from now to the change; zero means
+	// DefaultRebucketLead. It may not be below Fleet.MinLead (ErrBadRebucket),
+	// and must be at least the Lead every repository of the keyspace assumes
+	// (repo.Options.Lead, DefaultLead unless set).
 	Lead time.Duration
+	// Fleet are the bounds the keyspace's repositories use (SchemeRefresh,
+	// MaxFutureSkew, ClockSkew; zero: the defaults): they set the least lead.
+	Fleet Fleet
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// DryRun plans and checks the change, reading the cluster, but records
@@ -142,6 +138,13 @@ func Rebucket(ctx context.Context, s *gocql.Session, keyspace, view string, from
 	if err := checkKeyspace(keyspace); err != nil {
 		return RebucketPlan{}, err
 	}
+	lead := opts.Lead
+	if lead <= 0 {
+		lead = DefaultRebucketLead
+	}
+	if err := opts.Fleet.CheckLead(lead); err != nil {
+		return RebucketPlan{View: view, From: from.UTC()}, fmt.Errorf("view %s: %w", view, err)
+	}
 	now := time.Now()
 	if opts.Now != nil {
 		now = opts.Now()
@@ -150,7 +153,7 @@ func Rebucket(ctx context.Context, s *gocql.Session, keyspace, view string, from
 	if err != nil {
 		return RebucketPlan{}, err
 	}
-	p, err := PlanRebucket(v, from, next, now, opts.Lead)
+	p, err := PlanRebucket(v, from, next, now, lead)
 	if err != nil {
 		return p, err
 	}
@@ -232,7 +235,7 @@ func indexedFrom(ctx context.Context, s *gocql.Session, keyspace string, v View,
 // left out.
 func LoadSchemes(ctx context.Context, s *gocql.Session, keyspace string, views []string) (map[string]bucket.Scheme, error) {
 	out := make(map[string]bucket.Scheme, len(views))
-	q := fmt.Sprintf(`SELECT "scheme" FROM %s WHERE "view" = ?`, qualified(keyspace, MetadataTable))
+	q := SchemeSelect(keyspace)
 	for _, name := range views {
 		var text string
 		err := s.Query(q, name).WithContext(ctx).Consistency(gocql.LocalQuorum).Scan(&text)
@@ -242,14 +245,32 @@ func LoadSchemes(ctx context.Context, s *gocql.Session, keyspace string, views [
 		if err != nil {
 			return nil, fmt.Errorf("read the scheme of view %q: %w", name, err)
 		}
-		if text == unbucketedScheme {
-			continue
-		}
-		sc, err := bucket.ParseScheme(text)
+		sc, bucketed, err := ParseStoredScheme(text)
 		if err != nil {
-			return nil, fmt.Errorf("view %q: stored scheme %q: %w", name, text, err)
+			return nil, fmt.Errorf("view %q: %w", name, err)
 		}
-		out[name] = sc
+		if bucketed {
+			out[name] = sc
+		}
 	}
 	return out, nil
+}
+
+// SchemeSelect is the statement LoadSchemes sends for each view (bind: the
+// view's name; one row, the scheme's text), for a caller that sends it
+// through an executor of its own.
+func SchemeSelect(keyspace string) string {
+	return fmt.Sprintf(`SELECT "scheme" FROM %s WHERE "view" = ?`, qualified(keyspace, MetadataTable))
+}
+
+// ParseStoredScheme parses a scheme as MetadataTable records it; bucketed
+// is false for an unbucketed view.
+func ParseStoredScheme(text string) (s bucket.Scheme, bucketed bool, err error) {
+	if text == unbucketedScheme {
+		return s, false, nil
+	}
+	if s, err = bucket.ParseScheme(text); err != nil {
+		return s, false, fmt.Errorf("stored scheme %q: %w", text, err)
+	}
+	return s, true, nil
 }

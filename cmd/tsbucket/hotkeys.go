@@ -20,12 +20,14 @@ func runHotKeys(ctx context.Context, args []string, e env) int {
 	var c clusterFlags
 	var view, key, reason string
 	var lead time.Duration
+	var fleet schema.Fleet
 	fs := newFlags("hotkeys", "hotkeys --hosts H --keyspace K --view V [--promote KEY [--reason R] [--lead D]]", e)
 	c.register(fs, e)
 	fs.StringVar(&view, "view", "", "registered view with per-key shards (required)")
 	fs.StringVar(&key, "promote", "", "key to promote to the view's shards (comma-separated values of the key columns; %2C is a comma inside a value)")
 	fs.StringVar(&reason, "reason", "promoted by tsbucket hotkeys", "why, recorded with the promotion")
-	fs.DurationVar(&lead, "lead", 2*time.Minute, "how far ahead the promotion takes effect: at least twice every repository's SchemeRefresh")
+	fs.DurationVar(&lead, "lead", schema.DefaultLead, "how far ahead the promotion takes effect: at least the repositories' Options.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
+	registerFleet(fs, &fleet)
 	if code, done := parse(fs, args); done {
 		return code
 	}
@@ -33,8 +35,10 @@ func runHotKeys(ctx context.Context, args []string, e env) int {
 	if err == nil && view == "" {
 		err = usageErr("--view is required")
 	}
-	if err == nil && lead <= 0 {
-		err = usageErr("--lead must be positive")
+	if err == nil {
+		if lerr := fleet.CheckLead(lead); lerr != nil {
+			err = usageErr("--lead: %v", lerr)
+		}
 	}
 	if err != nil {
 		return fail(e, "hotkeys", err)
@@ -88,7 +92,7 @@ func promoteKey(ctx context.Context, s *gocql.Session, ks string, v schema.View,
 	}
 	now := time.Now().UTC()
 	p, recorded, err := schema.PromoteKey(ctx, s, ks, schema.Promotion{View: v.Name, Key: text,
-		From: now.Add(lead).Truncate(time.Millisecond), Shards: v.Shards, PromotedAt: now, Reason: reason})
+		From: now.Add(lead + time.Millisecond).Truncate(time.Millisecond), Shards: v.Shards, PromotedAt: now, Reason: reason})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,6 +19,7 @@ func runSchemaRebucket(ctx context.Context, args []string, e env) int {
 	var c clusterFlags
 	var view, widthText, schemeText, fromText string
 	var lead time.Duration
+	var fleet schema.Fleet
 	var dryRun bool
 	fs := newFlags("schema rebucket", "schema rebucket --hosts H --keyspace K --view V (--width W | --scheme S) --from T [flags]", e)
 	c.register(fs, e)
@@ -25,7 +27,8 @@ func runSchemaRebucket(ctx context.Context, args []string, e env) int {
 	fs.StringVar(&widthText, "width", "", "new fixed bucket width (10m, 1h, 1d, ...); its buckets start at --from")
 	fs.StringVar(&schemeText, "scheme", "", "new scheme instead of --width: hour, day, isoweek, month or fixed(width=...,epoch=...)")
 	fs.StringVar(&fromText, "from", "", "instant the new scheme is in force from: RFC 3339, or +DURATION from now rounded up to the next bucket boundary (required)")
-	fs.DurationVar(&lead, "lead", schema.DefaultRebucketLead, "least time from now to --from: must exceed every repository's SchemeRefresh plus clock skew")
+	fs.DurationVar(&lead, "lead", schema.DefaultRebucketLead, "least time from now to --from: at least the repositories' Options.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
+	registerFleet(fs, &fleet)
 	fs.BoolVar(&dryRun, "dry-run", false, "check and print the plan, record nothing")
 	if code, done := parse(fs, args); done {
 		return code
@@ -59,7 +62,7 @@ func runSchemaRebucket(ctx context.Context, args []string, e env) int {
 			return fail(e, "schema rebucket", usageErr("--width: %v", err))
 		}
 	}
-	p, err := schema.Rebucket(ctx, s, c.keyspace, view, from, next, schema.RebucketOptions{Lead: lead, DryRun: dryRun, Now: func() time.Time { return now }})
+	p, err := schema.Rebucket(ctx, s, c.keyspace, view, from, next, schema.RebucketOptions{Lead: lead, Fleet: fleet, DryRun: dryRun, Now: func() time.Time { return now }})
 	if p.Scheme.IsZero() && err != nil {
 		return fail(e, "schema rebucket", err)
 	}
@@ -167,4 +170,12 @@ func writeRebucketPlan(w io.Writer, keyspace string, p schema.RebucketPlan) {
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+}
+
+// registerFleet adds the flags of the bounds a keyspace's repositories use
+// (schema.Fleet), which set the least lead of a change.
+func registerFleet(fs *flag.FlagSet, f *schema.Fleet) {
+	fs.DurationVar(&f.SchemeRefresh, "scheme-refresh", schema.DefaultSchemeRefresh, "the repositories' Options.SchemeRefresh")
+	fs.DurationVar(&f.MaxFutureSkew, "max-future-skew", schema.DefaultMaxFutureSkew, "the repositories' Options.MaxFutureSkew")
+	fs.DurationVar(&f.ClockSkew, "clock-skew", schema.DefaultClockSkew, "the repositories' Options.ClockSkew: the bound between their clocks")
 }
