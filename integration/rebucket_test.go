@@ -410,7 +410,7 @@ func TestRebucketCLI(t *testing.T) {
 	}
 
 	code, out, errOut := run("--view", v.Name, "--width", "1s", "--from", "+10m")
-	if code != 1 || !strings.Contains(errOut, "less than 1h0m0s ahead of now") {
+	if code != 1 || !strings.Contains(errOut, "less than 2h0m0s ahead of now") {
 		t.Fatalf("too soon: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = run("--view", v.Name, "--width", "1s", "--from", "2030-01-01T00:00:01Z")
@@ -421,11 +421,11 @@ func TestRebucketCLI(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "--from is required") {
 		t.Fatalf("no --from: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = run("--view", v.Name, "--width", "1s", "--from", "+2h", "--dry-run")
+	code, out, errOut = run("--view", v.Name, "--width", "1s", "--from", "+3h", "--dry-run")
 	if code != 0 || !strings.Contains(out, "dry run: nothing recorded") || !strings.Contains(out, "fixed(width=1s") {
 		t.Fatalf("dry run: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = run("--view", v.Name, "--scheme", "hour", "--from", "+2h")
+	code, out, errOut = run("--view", v.Name, "--scheme", "hour", "--from", "+3h")
 	if code != 0 || !strings.Contains(out, "recorded: repositories use the new scheme from") {
 		t.Fatalf("rebucket: exit %d\n%s%s", code, out, errOut)
 	}

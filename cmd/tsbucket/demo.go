@@ -55,8 +55,8 @@ func (f *demoFlags) register(fs *flag.FlagSet, e env) {
 	fs.IntVar(&c.SeedMessages, "seed-messages", d.SeedMessages, "messages seeded before the live phase (0: none)")
 	fs.IntVar(&c.SeedReadings, "seed-readings", d.SeedReadings, "readings seeded over the last two days (0: none)")
 	fs.IntVar(&c.Purge, "purge", d.Purge, "messages written then deleted in one channel, for tombstones (0: none)")
-	fs.Float64Var(&c.FaultRate, "fault-rate", d.FaultRate, "fraction of message writes given a --fault-timeout deadline, then retried (0: none)")
-	fs.DurationVar(&c.FaultTimeout, "fault-timeout", d.FaultTimeout, "client deadline of a faulted write")
+	fs.Float64Var(&c.FaultRate, "fault-rate", d.FaultRate, "fraction of message writes whose messages_by_author insert fails (an injected write timeout), then retried whole (0: none)")
+	fs.DurationVar(&c.FaultTimeout, "fault-timeout", d.FaultTimeout, "how long an injected write timeout takes")
 	fs.IntVar(&c.Workers, "workers", d.Workers, "concurrent workers per operation")
 	fs.Int64Var(&c.PartitionRowsLimit, "partition-rows-limit", d.PartitionRowsLimit,
 		"rows per partition counted as too many by the metrics (lowered so the demo crosses it; the guideline is 100000)")

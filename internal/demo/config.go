@@ -101,8 +101,8 @@ type Config struct {
 	SeedReadings int           // readings seeded over the last two days; default 5000
 	Purge        int           // messages written then deleted in one channel; default 150
 
-	FaultRate    float64       // fraction of message writes with a tight deadline; default 0.01
-	FaultTimeout time.Duration // that deadline; default 1ms
+	FaultRate    float64       // fraction of message writes whose messages_by_author insert fails (injected); default 0.01
+	FaultTimeout time.Duration // how long that injected write timeout takes; default 1ms
 
 	Workers int // concurrent workers per operation; default 8
 

@@ -16,10 +16,12 @@
 //     author and sensor readers, oldest-first range readers of a site, and a
 //     moderator deleting recent messages. Channels and authors are chosen
 //     with a Zipf law (Config.Skew): a few hot keys and many quiet ones.
-//     A Config.FaultRate fraction of message writes gets a client deadline
-//     of Config.FaultTimeout, so some views of the fan-out fail; such a
-//     write is retried whole with the same write timestamp, as DESIGN.md
-//     decision 2 allows, and counted as a fault, not an error.
+//     A Config.FaultRate fraction of message writes has its
+//     messages_by_author insert fail with an injected write timeout (after
+//     Config.FaultTimeout, through repo.Options.WrapExecutor), so the
+//     fan-out is partial; such a write is retried whole with the same write
+//     timestamp, as DESIGN.md decision 2 allows, and counted as a fault, not
+//     an error.
 //
 // Every operation is paced open-loop at its configured rate by a bounded
 // pool of workers; a tick that finds every worker busy is dropped and

@@ -122,9 +122,10 @@ func (wl *workload) logf(format string, args ...any) {
 }
 
 // chatWrite writes one message now. A FaultRate share of writes first runs
-// under a FaultTimeout deadline; when that fails, the write is retried whole
-// with repo.RetryOf (the first attempt's write timestamp, so the retry cannot
-// undo the moderator's delete) and counted as a fault.
+// with an injected write timeout on messages_by_author (faultInjector); the
+// partial write is retried whole with repo.RetryOf (the first attempt's
+// write timestamp, so the retry cannot undo the moderator's delete) and
+// counted as a fault.
 func (wl *workload) chatWrite(ctx context.Context, w *worker) {
 	st := wl.stats[OpChatWrite]
 	start := time.Now()
@@ -134,9 +135,7 @@ func (wl *workload) chatWrite(ctx context.Context, w *worker) {
 		return
 	}
 	if w.rng.Float64() < wl.cfg.FaultRate {
-		fctx, cancel := context.WithTimeout(ctx, wl.cfg.FaultTimeout)
-		err = wl.chat.Put(fctx, &m)
-		cancel()
+		err = wl.chat.Put(withFault(ctx), &m)
 		if err != nil && ctx.Err() == nil {
 			st.faults.Add(1)
 			err = wl.chat.Put(ctx, &m, repo.RetryOf(err))
