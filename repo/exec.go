@@ -85,6 +85,8 @@ func (e *gocqlExecutor) Exec(ctx context.Context, s Statement) error {
 func (e *gocqlExecutor) batch(ctx context.Context, s Statement) error {
 	b := e.session.NewBatch(s.Batch).WithContext(ctx)
 	b.Cons = s.Consistency
+	// Sized once: appended one by one, a batch of 30 entries was copied 6 times.
+	b.Entries = make([]gocql.BatchEntry, 0, len(s.Entries))
 	for _, en := range s.Entries {
 		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: en.CQL, Args: en.Args, Idempotent: true})
 	}
