@@ -163,6 +163,7 @@ func (e *env) deep(ctx context.Context) (Scenario, error) {
 			atMost("p50 of the deepest tenth vs the first tenth", ratio(last.P50, first.P50), 1.5, "x"),
 			atMost("queries per page, deepest tenth vs first tenth", ratio(last.QueriesPage, first.QueriesPage), 1.2, "x"),
 		}
+		s.Targets = append(s.Targets, costTargets(t, b)...)
 	}
 	return s, nil
 }

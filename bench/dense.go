@@ -99,6 +99,7 @@ func (e *env) dense(ctx context.Context) (Scenario, error) {
 		atMost("p50 vs baseline", ratio(t.Latency.P50, b.Latency.P50), 1.05, "x"),
 		atMost("p99 vs baseline", ratio(t.Latency.P99, b.Latency.P99), 1.05, "x"),
 	}
+	s.Targets = append(s.Targets, costTargets(t, b)...)
 	s.Notes = []string{
 		"tsbucket remembers the key as dense (its last page filled from its newest bucket) and reads that bucket alone, as the baseline, which is told the partition, does: nothing can be newer than the bucket of now plus twice MaxFutureSkew, since writes stamped further ahead are refused.",
 		"Coalescing is off in this scenario (scenario 4 measures it), so every call is a full read.",

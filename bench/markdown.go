@@ -53,8 +53,8 @@ func (r Report) Markdown() string {
 
 func writeScenario(b *strings.Builder, s Scenario) {
 	fmt.Fprintf(b, "\n#### %s\n\n%s. One op: %s.\n\n", s.Title, capitalize(s.Mode), s.Unit)
-	b.WriteString("| variant | ops | p50 ms | p99 ms | max ms | ops/s | queries/op | allocs/op | KiB/op | p50 vs baseline | p99 vs baseline |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| variant | ops | p50 ms | p99 ms | max ms | ops/s | queries/op | allocs/op | KiB/op | p50 vs baseline | p99 vs baseline | CPU µs/op | CPU vs baseline | allocs vs baseline |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var base Variant
 	for _, v := range s.Variants {
 		if v.Baseline {
@@ -66,9 +66,10 @@ func writeScenario(b *strings.Builder, s Scenario) {
 		if v.Baseline {
 			name += " (baseline)"
 		}
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %sx | %sx |\n", name, v.Ops,
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %sx | %sx | %s | %sx | %sx |\n", name, v.Ops,
 			num(v.Latency.P50), num(v.Latency.P99), num(v.Latency.Max), num(v.Throughput), num(v.QueriesPerOp),
-			num(v.AllocsPerOp), num(v.BytesPerOp/1024), num(ratio(v.Latency.P50, base.Latency.P50)), num(ratio(v.Latency.P99, base.Latency.P99)))
+			num(v.AllocsPerOp), num(v.BytesPerOp/1024), num(ratio(v.Latency.P50, base.Latency.P50)), num(ratio(v.Latency.P99, base.Latency.P99)),
+			num(v.CPUPerOp), num(ratio(v.CPUPerOp, base.CPUPerOp)), num(ratio(v.AllocsPerOp, base.AllocsPerOp)))
 	}
 	if len(s.Depth) > 0 {
 		writeDepth(b, s.Depth)

@@ -79,6 +79,10 @@ type Variant struct {
 	QueriesPerOp float64 `json:"queries_per_op"`
 	AllocsPerOp  float64 `json:"allocs_per_op"`
 	BytesPerOp   float64 `json:"bytes_per_op"`
+	// CPUPerOp is the process's CPU time (user and system, every goroutine)
+	// over the measured blocks per op, in microseconds: the client's cost
+	// even where the server bounds throughput.
+	CPUPerOp float64 `json:"cpu_us_per_op"`
 	// MaxQueries is the most requests one round sent (hot key).
 	MaxQueries int64 `json:"max_queries_per_round,omitempty"`
 }
@@ -130,6 +134,15 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return round3(a / b)
+}
+
+// costTargets are issue 26's client-cost targets of variant t against its
+// baseline b: CPU time and allocations per op at most 1.1x.
+func costTargets(t, b Variant) []Target {
+	return []Target{
+		atMost("client CPU per op vs baseline", ratio(t.CPUPerOp, b.CPUPerOp), 1.1, "x"),
+		atMost("allocs per op vs baseline", ratio(t.AllocsPerOp, b.AllocsPerOp), 1.1, "x"),
+	}
 }
 
 // atMost and atLeast build targets on a measured value.

@@ -54,7 +54,7 @@ func TestRunQuick(t *testing.T) {
 			if v.QueriesPerOp != tc.queries {
 				t.Errorf("queries per op: got %v, want %v", v.QueriesPerOp, tc.queries)
 			}
-			if v.Ops == 0 || v.Latency.P50 <= 0 || v.AllocsPerOp <= 0 {
+			if v.Ops == 0 || v.Latency.P50 <= 0 || v.AllocsPerOp <= 0 || v.CPUPerOp <= 0 {
 				t.Errorf("empty measurement: %+v", v)
 			}
 		})
@@ -69,7 +69,8 @@ func TestRunQuick(t *testing.T) {
 	if many := scenario(t, rep, "putmany"); many.Variants[0].QueriesPerOp >= 3 {
 		t.Errorf("PutMany of one channel: got %v requests per message, want fewer than 3 (batched)", many.Variants[0].QueriesPerOp)
 	}
-	if deep := scenario(t, rep, "deep"); len(deep.Depth) == 0 || len(deep.Targets) != 4 {
+	// Four of issue 15 and the two cost targets of issue 26.
+	if deep := scenario(t, rep, "deep"); len(deep.Depth) == 0 || len(deep.Targets) != 6 {
 		t.Errorf("deep: got %d depth rows and %d targets", len(deep.Depth), len(deep.Targets))
 	}
 	if _, err := Chart(rep); err != nil {

@@ -36,6 +36,7 @@ type tally struct {
 	sent    int64
 	mallocs uint64
 	bytes   uint64
+	cpu     time.Duration // process CPU over the measured blocks
 }
 
 // block is one measured run of a variant: the latencies of its operations,
@@ -47,16 +48,18 @@ type block struct {
 	elapsed time.Duration
 }
 
-// measure runs fn and adds its block, the requests it sent and the heap
-// allocations made meanwhile (by every goroutine, the driver's included)
-// to t.
+// measure runs fn and adds its block, the requests it sent, and the heap
+// allocations and process CPU time spent meanwhile (by every goroutine, the
+// driver's and the collector's included) to t.
 func (t *tally) measure(fn func() (block, error)) error {
 	var before, after runtime.MemStats
 	q0 := t.queries()
 	runtime.ReadMemStats(&before)
+	cpu0 := processCPU()
 	start := time.Now()
 	b, err := fn()
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return err
@@ -73,6 +76,7 @@ func (t *tally) measure(fn func() (block, error)) error {
 	t.sent += t.queries() - q0
 	t.mallocs += after.Mallocs - before.Mallocs
 	t.bytes += after.TotalAlloc - before.TotalAlloc
+	t.cpu += cpu
 	return nil
 }
 
@@ -83,6 +87,7 @@ func (t *tally) variant() Variant {
 		v.QueriesPerOp = round3(float64(t.sent) / float64(t.ops))
 		v.AllocsPerOp = round3(float64(t.mallocs) / float64(t.ops))
 		v.BytesPerOp = round3(float64(t.bytes) / float64(t.ops))
+		v.CPUPerOp = round3(float64(t.cpu.Microseconds()) / float64(t.ops))
 	}
 	if t.elapsed > 0 {
 		v.Throughput = round3(float64(t.ops) / t.elapsed.Seconds())

@@ -252,5 +252,12 @@ func (e *env) writeScenario(ctx context.Context, id, title string, workers, perC
 		s.Variants = append(s.Variants, v.t.variant())
 	}
 	s.Targets = []Target{atLeast("throughput vs baseline", ratio(s.Variants[0].Throughput, s.Variants[1].Throughput), 0.95, "x")}
+	if len(extra) > 0 { // Put: the cost targets, and what metrics cost
+		t, b, bare := s.Variants[0], s.Variants[1], s.Variants[2]
+		s.Targets = append(s.Targets, costTargets(t, b)...)
+		s.Targets = append(s.Targets,
+			atLeast("throughput with metrics vs without", ratio(t.Throughput, bare.Throughput), 0.97, "x"),
+			atMost("client CPU per op with metrics vs without", ratio(t.CPUPerOp, bare.CPUPerOp), 1.03, "x"))
+	}
 	return s, nil
 }

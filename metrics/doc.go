@@ -39,7 +39,9 @@
 //     shard of one table are equal. Shard partitions appear in the partition
 //     sketch as key/bucket/sN. Unsharded views are not counted.
 //   - The hot paths (statement observers, PartitionWrite, ShardWrite,
-//     ReadWalk) do not allocate once a label combination has been seen.
+//     ReadWalk) do not allocate once a label combination has been seen, and
+//     find their observers without a lock; PartitionWrite takes only its
+//     table's sketch lock.
 //
 // Data flow: the repo attaches a StatementObserver (a gocql.QueryObserver and
 // gocql.BatchObserver) to every statement, reports read walks, coalesced reads,

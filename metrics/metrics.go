@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -147,8 +146,7 @@ type Metrics struct {
 	shards     *shardWrites
 	schemes    schemeVecs
 
-	mu        sync.RWMutex
-	observers map[statementKey]*StatementObserver
+	observers snapshotMap[statementKey, *StatementObserver]
 }
 
 // New validates cfg, builds every collector and registers it on reg. If a
@@ -172,9 +170,8 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 			Name: "tsbucket_fanout_failures_total",
 			Help: "Writes whose fan-out failed on this view's table while other views may have succeeded.",
 		}, []string{"table"}),
-		shards:    newShardWrites(),
-		schemes:   newSchemeVecs(),
-		observers: make(map[statementKey]*StatementObserver),
+		shards:  newShardWrites(),
+		schemes: newSchemeVecs(),
 	}
 	m.partitions = newPartitions(cfg)
 	cs := slices.Concat(m.statements.collectors(), m.walk.collectors(),

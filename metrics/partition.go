@@ -3,7 +3,9 @@ package metrics
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -46,8 +48,7 @@ type partitions struct {
 	crossings    *prometheus.CounterVec
 	largestRows  *prometheus.Desc
 	largestBytes *prometheus.Desc
-	mu           sync.RWMutex
-	tables       map[string]*tableSketch
+	tables       snapshotMap[string, *tableSketch]
 }
 
 type tableSketch struct {
@@ -85,7 +86,6 @@ func newPartitions(cfg Config) *partitions {
 		largestBytes: prometheus.NewDesc("tsbucket_partition_largest_bytes",
 			"Bytes written to the largest partitions tracked, by rank (1 is the largest).",
 			[]string{"table", "rank"}, nil),
-		tables: make(map[string]*tableSketch),
 	}
 	return p
 }
@@ -112,18 +112,16 @@ func (p *partitions) collectors() []prometheus.Collector {
 }
 
 func (p *partitions) table(name string) *tableSketch {
-	p.mu.RLock()
-	t, ok := p.tables[name]
-	p.mu.RUnlock()
-	if ok {
+	if t, ok := p.tables.snapshot()[name]; ok { // concrete map type: see Statement
 		return t
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if t, ok := p.tables[name]; ok {
-		return t
-	}
-	t = &tableSketch{
+	return p.tables.loadOrStore(name, func() *tableSketch { return p.newTable(name) })
+}
+
+// newTable is the sketch of table name with its children resolved, so a
+// write looks up no label.
+func (p *partitions) newTable(name string) *tableSketch {
+	t := &tableSketch{
 		sketch: newSketch(p.capacity, p.rowsLimit, p.byteLimit),
 		rows:   p.rows.WithLabelValues(name),
 		bytes:  p.bytes.WithLabelValues(name),
@@ -131,7 +129,6 @@ func (p *partitions) table(name string) *tableSketch {
 	for _, th := range p.limits {
 		t.crossings[th.index] = p.crossings.WithLabelValues(name, th.dimension, th.level)
 	}
-	p.tables[name] = t
 	return t
 }
 
@@ -194,9 +191,7 @@ func (m *Metrics) TopPartitionsOf(table string, n int) []PartitionStat {
 }
 
 func (p *partitions) top(table string, n int) []PartitionStat {
-	p.mu.RLock()
-	t, ok := p.tables[table]
-	p.mu.RUnlock()
+	t, ok := p.tables.snapshot()[table]
 	if !ok || n <= 0 {
 		return nil
 	}
@@ -211,13 +206,7 @@ func (p *partitions) top(table string, n int) []PartitionStat {
 }
 
 func (p *partitions) tableNames() []string {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	names := make([]string, 0, len(p.tables))
-	for name := range p.tables {
-		names = append(names, name)
-	}
-	return names
+	return slices.Collect(maps.Keys(p.tables.snapshot()))
 }
 
 // largestCollector exports the top LargestRanks partitions of every table at

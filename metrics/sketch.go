@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"cmp"
-	"container/heap"
 	"slices"
 	"strings"
 )
@@ -59,7 +58,7 @@ func (s *sketch) add(key string, rows, bytes int64) *counter {
 	c.weight += w
 	c.rows += rows
 	c.bytes += bytes
-	heap.Fix(&s.byWeight, c.index)
+	s.byWeight.fix(c.index)
 	return c
 }
 
@@ -69,7 +68,7 @@ func (s *sketch) admit(key string) *counter {
 	key = strings.Clone(key)
 	if len(s.byWeight) < s.capacity {
 		c := &counter{key: key}
-		heap.Push(&s.byWeight, c)
+		s.byWeight.push(c)
 		s.byKey[key] = c
 		return c
 	}
@@ -110,25 +109,59 @@ func (s *sketch) largest(n int) (rows, bytes []int64) {
 
 func (s *sketch) len() int { return len(s.byWeight) }
 
-// counterHeap is a min-heap of counters by estimated weight.
+// counterHeap is a min-heap of counters by estimated weight. It is typed
+// rather than a container/heap.Interface: every write fixes one counter's
+// place, and the interface's dynamic calls for Less and Swap made that
+// the larger part of a write's cost in the sketch.
 type counterHeap []*counter
 
-func (h counterHeap) Len() int           { return len(h) }
-func (h counterHeap) Less(i, j int) bool { return h[i].weight < h[j].weight }
-func (h counterHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
-}
-func (h *counterHeap) Push(x any) {
-	c := x.(*counter)
+// push adds c and moves it to its place.
+func (h *counterHeap) push(c *counter) {
 	c.index = len(*h)
 	*h = append(*h, c)
+	h.up(c.index)
 }
 
-// Pop is required by heap.Interface; the sketch never shrinks.
-func (h *counterHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
+// fix restores the heap order after the weight of the counter at i changed.
+func (h counterHeap) fix(i int) {
+	if !h.down(i) {
+		h.up(i)
+	}
+}
+
+func (h counterHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h[parent].weight <= h[i].weight {
+			return
+		}
+		h.swap(i, parent)
+		i = parent
+	}
+}
+
+// down sinks the counter at i below heavier children; it reports whether
+// the counter moved.
+func (h counterHeap) down(i int) bool {
+	start := i
+	for {
+		least := 2*i + 1
+		if least >= len(h) {
+			break
+		}
+		if r := least + 1; r < len(h) && h[r].weight < h[least].weight {
+			least = r
+		}
+		if h[least].weight >= h[i].weight {
+			break
+		}
+		h.swap(i, least)
+		i = least
+	}
+	return i > start
+}
+
+func (h counterHeap) swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
 }

@@ -81,20 +81,12 @@ var (
 // op bounded: they become label values.
 func (m *Metrics) Statement(table, op string, cl gocql.Consistency) *StatementObserver {
 	k := statementKey{table, op, cl}
-	m.mu.RLock()
-	o, ok := m.observers[k]
-	m.mu.RUnlock()
-	if ok {
+	// Indexed here, where the map's type is concrete: through the generic
+	// load the lookup took half as long again.
+	if o, ok := m.observers.snapshot()[k]; ok {
 		return o
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if o, ok := m.observers[k]; ok {
-		return o
-	}
-	o = m.statements.observer(k)
-	m.observers[k] = o
-	return o
+	return m.observers.loadOrStore(k, func() *StatementObserver { return m.statements.observer(k) })
 }
 
 func (v statementVecs) observer(k statementKey) *StatementObserver {

@@ -72,7 +72,7 @@ func (e *gocqlExecutor) Exec(ctx context.Context, s Statement) error {
 	if len(s.Entries) > 0 {
 		return e.batch(ctx, s)
 	}
-	q := e.session.Query(s.CQL, s.Args...).WithContext(ctx).Consistency(s.Consistency).Idempotent(true)
+	q := e.query(ctx, s)
 	if m := e.metrics; m != nil {
 		q = q.Observer(m.Statement(s.Table, s.Op, s.Consistency))
 	}
@@ -85,6 +85,8 @@ func (e *gocqlExecutor) Exec(ctx context.Context, s Statement) error {
 func (e *gocqlExecutor) batch(ctx context.Context, s Statement) error {
 	b := e.session.NewBatch(s.Batch).WithContext(ctx)
 	b.Cons = s.Consistency
+	// Sized once: appended one by one, a batch of 30 entries was copied 6 times.
+	b.Entries = make([]gocql.BatchEntry, 0, len(s.Entries))
 	for _, en := range s.Entries {
 		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: en.CQL, Args: en.Args, Idempotent: true})
 	}
@@ -98,7 +100,7 @@ func (e *gocqlExecutor) batch(ctx context.Context, s Statement) error {
 }
 
 func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
-	q := e.session.Query(s.CQL, s.Args...).WithContext(ctx).Consistency(s.Consistency).Idempotent(true)
+	q := e.query(ctx, s)
 	if s.PageSize > 0 {
 		q = q.PageSize(s.PageSize)
 	}
@@ -111,6 +113,21 @@ func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
 	// Only the row mapping of gocqlx is used: the values are bound already.
 	qx := &gocqlx.Queryx{Query: q, Names: s.Names, Mapper: e.mapper}
 	return qx.Iter()
+}
+
+// query is s as a gocql query bound to ctx. WithContext returns a copy of
+// the query the session took from its pool, and the original was never
+// given back: every statement allocated a new one. It is released here, so
+// the next statement reuses it. Both gocql and its ScyllaDB fork copy (the
+// fork hands the copy the query's metrics); a driver that returned the
+// query itself would keep it.
+func (e *gocqlExecutor) query(ctx context.Context, s Statement) *gocql.Query {
+	pooled := e.session.Query(s.CQL, s.Args...)
+	q := pooled.WithContext(ctx)
+	if q != pooled {
+		pooled.Release()
+	}
+	return q.Consistency(s.Consistency).Idempotent(true)
 }
 
 // exec runs one statement through the repository's executor.

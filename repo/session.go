@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -217,6 +218,9 @@ type speculativePolicy struct {
 	// driver keeps them (one *HostInfo per host, from AddHost to RemoveHost:
 	// host IDs are typed differently by gocql and its fork).
 	up map[*gocql.HostInfo]bool
+	// nUp counts the true values of up, kept with it under mu: Pick runs
+	// on every statement from every goroutine, and reads it without the lock.
+	nUp atomic.Int64
 }
 
 func (p *speculativePolicy) Pick(q gocql.ExecutableQuery) gocql.NextHost {
@@ -235,22 +239,27 @@ func (p *speculativePolicy) Pick(q gocql.ExecutableQuery) gocql.NextHost {
 	return p.HostSelectionPolicy.Pick(q)
 }
 
-func (p *speculativePolicy) upHosts() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, up := range p.up {
-		if up {
-			n++
-		}
-	}
-	return n
-}
+func (p *speculativePolicy) upHosts() int { return int(p.nUp.Load()) }
 
 func (p *speculativePolicy) mark(h *gocql.HostInfo, up bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.set(h, up, true)
+}
+
+// set records h as up or down (present) or forgets it; the caller holds mu.
+func (p *speculativePolicy) set(h *gocql.HostInfo, up, present bool) {
+	if p.up[h] {
+		p.nUp.Add(-1)
+	}
+	if !present {
+		delete(p.up, h)
+		return
+	}
 	p.up[h] = up
+	if up {
+		p.nUp.Add(1)
+	}
 }
 
 // The host notifications reach the wrapped policy unchanged; the count of
@@ -274,7 +283,7 @@ func (p *speculativePolicy) RemoveHost(h *gocql.HostInfo) {
 	p.HostSelectionPolicy.RemoveHost(h)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.up, h)
+	p.set(h, false, false)
 }
 
 // AddHosts and Ready forward the optional interfaces the driver looks for

@@ -39,6 +39,7 @@ func main() {
 
 type options struct {
 	out, markdown, only, cpuprofile string
+	memprofile                      string
 	quick, keep                     bool
 	rounds, nodes                   int
 	timeout                         time.Duration
@@ -61,6 +62,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.only, "only", "", "comma-separated scenarios to run (dense,sparse,writes,hot,deep); use with -out elsewhere and -markdown \"\"; \"hotshard\" alone runs the write-sharding benchmark instead (out/hotshard.json, tables on stdout)")
 	fs.IntVar(&o.nodes, "nodes", 1, "nodes of the local Cassandra cluster when one is started (1 or 3)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (the client side) to this file")
+	fs.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of this process (the client side) to this file at the end (go tool pprof -sample_index=alloc_space)")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long (-scale: 3h unless set)")
 	fs.BoolVar(&o.scale, "scale", false, "the scale run instead (make bench-scale): out/scale.json (scale-rf3.json with -nodes 3), out/scale.png and BENCHMARKS.md's scale section")
 	fs.StringVar(&o.sizes, "sizes", "", "with -scale: comma-separated message counts, increasing (default 250000,1000000,3000000)")
@@ -123,6 +125,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	commit := gitCommit(ctx)
 	rep, err := bench.Run(ctx, cfg)
+	if o.memprofile != "" {
+		err = errors.Join(err, writeHeapProfile(o.memprofile))
+	}
 	rep.Machine.Cluster, rep.Commit = cl.String(), commit
 	err = errors.Join(err, cl.Close())
 	if err != nil {
@@ -161,6 +166,16 @@ func startProfile(path string) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// writeHeapProfile writes the allocation profile: every allocation sampled
+// since the process started, so the loading and warm-up are in it too.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
 }
 
 // write stores the JSON and the chart, and refreshes the markdown file.

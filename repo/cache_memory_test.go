@@ -1,0 +1,118 @@
+package repo
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// Memory bounds of the per-process caches (docs in BENCHMARKS.md, "Memory
+// bounds"): a cache sized for n entries holds at most n, whatever the number
+// of keys written, and each entry costs about entryBound bytes with keys of
+// the length the chat views make (view name, key encoding, bucket: ~36 B).
+const (
+	millionKeys = 1_000_000
+	// entryBound is the stated bound, with room for map growth: a Go map
+	// entry of a string key (16 B header + the key's bytes, rounded to its
+	// size class) and an int64 or bool value, plus the ring's string header.
+	entryBound = 200
+)
+
+// heapBytes is the live heap after a collection.
+func heapBytes() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// cacheKey is the i-th key of a chat view as the presence cache names it:
+// view, NUL, channel ID, '/', bucket.
+func cacheKey(buf []byte, i int) string {
+	buf = append(buf[:0], "messages_by_channel\x00"...)
+	buf = strconv.AppendInt(buf, int64(1_000_000_000+i), 10)
+	buf = append(buf, '/')
+	return string(strconv.AppendInt(buf, 20574+int64(i%7), 10))
+}
+
+// fillPresence adds keys distinct entries to a cache of size entries and
+// returns it with the bytes it holds.
+func fillPresence(size, keys int) (*presenceCache, int64) {
+	before := heapBytes()
+	c := newPresenceCache(size)
+	buf := make([]byte, 0, 64)
+	for i := range keys {
+		k := cacheKey(buf, i)
+		c.add("messages_by_channel", k[len("messages_by_channel\x00"):], never)
+	}
+	return c, heapBytes() - before
+}
+
+// fillHints remembers keys distinct dense keys in hints of size entries.
+func fillHints(size, keys int) (*readHints, int64) {
+	before := heapBytes()
+	h := newReadHints(size)
+	buf := make([]byte, 0, 64)
+	for i := range keys {
+		h.remember(cacheKey(buf, i), true)
+	}
+	return h, heapBytes() - before
+}
+
+// TestCacheMemoryBound fills each cache sized for a million entries with a
+// million keys, checks the bytes per entry against entryBound, then writes a
+// million more keys and checks that neither the entries nor the bytes grow.
+func TestCacheMemoryBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills two caches with 2 million keys each")
+	}
+	for _, tc := range []struct {
+		name string
+		fill func(size, keys int) (entries int, bytes int64)
+	}{
+		{"presence", func(size, keys int) (int, int64) {
+			c, b := fillPresence(size, keys)
+			defer runtime.KeepAlive(c)
+			return c.len(), b
+		}},
+		{"hints", func(size, keys int) (int, int64) {
+			h, b := fillHints(size, keys)
+			defer runtime.KeepAlive(h)
+			return len(h.set), b
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, full := tc.fill(millionKeys, millionKeys)
+			if got, want := full/int64(n), int64(entryBound); got > want {
+				t.Errorf("%d B per entry at %d keys, want at most %d", got, n, want)
+			}
+			n2, over := tc.fill(millionKeys, 2*millionKeys)
+			if n2 != millionKeys {
+				t.Errorf("got %d entries after %d keys, want the size, %d", n2, 2*millionKeys, millionKeys)
+			}
+			if over > full*11/10 {
+				t.Errorf("%d B after twice the keys, want at most 1.1x the %d B of a full cache", over, full)
+			}
+			t.Logf("%s: %d entries, %d B, %d B per entry", tc.name, n, full, full/int64(n))
+		})
+	}
+}
+
+// BenchmarkCacheMemory reports the bytes per entry of each cache full at a
+// million keys (-benchtime=1x).
+func BenchmarkCacheMemory(b *testing.B) {
+	b.Run("presence", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c, bytes := fillPresence(millionKeys, millionKeys)
+			b.ReportMetric(float64(bytes)/float64(c.len()), "B/entry")
+		}
+	})
+	b.Run("hints", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			h, bytes := fillHints(millionKeys, millionKeys)
+			b.ReportMetric(float64(bytes)/float64(len(h.set)), "B/entry")
+		}
+	})
+}
