@@ -64,17 +64,7 @@ func (m clusterMetadata) schemes(ctx context.Context, views []string) (map[strin
 func (m clusterMetadata) promotions(ctx context.Context, view string) (map[string]schema.Promotion, error) {
 	rows := m.exec.Query(ctx, Statement{Table: schema.HotKeysTable, Op: "select", CQL: schema.PromotionsSelect(m.keyspace),
 		Args: []any{view}, Consistency: gocql.LocalQuorum})
-	out := map[string]schema.Promotion{}
-	var p schema.Promotion
-	var reason *string
-	for rows.Scan(&p.Key, &p.From, &p.Shards, &p.PromotedAt, &reason) {
-		p.View, p.Reason = view, ""
-		if reason != nil {
-			p.Reason = *reason
-		}
-		p.From, p.PromotedAt = p.From.UTC(), p.PromotedAt.UTC()
-		out[p.Key] = p
-	}
+	out := schema.ScanPromotions(view, rows.Scan)
 	if err := rows.Close(); err != nil {
 		return nil, fmt.Errorf("read the promoted keys of view %q: %w", view, err)
 	}

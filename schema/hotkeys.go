@@ -59,10 +59,21 @@ func Promotions(ctx context.Context, s *gocql.Session, keyspace, view string) (m
 		return nil, err
 	}
 	it := s.Query(PromotionsSelect(keyspace), view).WithContext(ctx).Consistency(gocql.LocalQuorum).Iter()
+	out := ScanPromotions(view, it.Scan)
+	if err := it.Close(); err != nil {
+		return nil, hotKeysError(keyspace, fmt.Errorf("read the promoted keys of view %q: %w", view, err))
+	}
+	return out, nil
+}
+
+// ScanPromotions collects the rows of PromotionsSelect for view, read with
+// scan (an iterator's Scan), by key text; the caller closes the iterator
+// and checks its error.
+func ScanPromotions(view string, scan func(dest ...any) bool) map[string]Promotion {
 	out := map[string]Promotion{}
 	var p Promotion
 	var reason *string
-	for it.Scan(&p.Key, &p.From, &p.Shards, &p.PromotedAt, &reason) {
+	for scan(&p.Key, &p.From, &p.Shards, &p.PromotedAt, &reason) {
 		p.View, p.Reason = view, ""
 		if reason != nil {
 			p.Reason = *reason
@@ -70,10 +81,7 @@ func Promotions(ctx context.Context, s *gocql.Session, keyspace, view string) (m
 		p.From, p.PromotedAt = p.From.UTC(), p.PromotedAt.UTC()
 		out[p.Key] = p
 	}
-	if err := it.Close(); err != nil {
-		return nil, hotKeysError(keyspace, fmt.Errorf("read the promoted keys of view %q: %w", view, err))
-	}
-	return out, nil
+	return out
 }
 
 // PromotionsSelect is the statement Promotions sends (bind: the view's name;
