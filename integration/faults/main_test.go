@@ -81,8 +81,9 @@ func stopCurrent() error {
 // cluster when it matches and is healthy again within reuseHealthyWithin of
 // the previous scenario's end; otherwise it stops it and starts a new one,
 // which must be healthy within healthyWithin, or the test fails with "cluster
-// not healthy before the scenario". It skips (fails under TSBUCKET_REQUIRE_DB=1) when no cluster can
-// start, and skips under -short or with an external cluster configured.
+// not healthy before the scenario". It skips (fails under
+// TSBUCKET_REQUIRE_DB=1) when no cluster can start, and skips under -short
+// or with an external cluster configured.
 func useCluster(t *testing.T, cfg localcluster.Config) *localcluster.Cluster {
 	t.Helper()
 	if testing.Short() {
