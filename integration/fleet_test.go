@@ -211,11 +211,16 @@ func (m *fleetModel) pick() Tick {
 }
 
 // newTicks stamps ticks around n's clock: late by up to 3 s, or ahead by up
-// to MaxFutureSkew.
+// to MaxFutureSkew less ClockSkew and a margin, so that every instance (an
+// edit or a retry may go through another, whose clock is up to ClockSkew
+// behind) accepts them. An item stamped MaxFutureSkew ahead of its writer is
+// rightly refused by an instance whose clock is behind (seen in CI: 1.018 s
+// ahead of i0, over the 1 s bound).
 func (m *fleetModel) newTicks(n *fleetNode, k int) []Tick {
+	ahead := fleetBounds.MaxFutureSkew - fleetBounds.ClockSkew - 100*time.Millisecond
 	var out []Tick
 	for range k {
-		at := time.Now().Add(n.offset).Add(time.Duration(m.rng.Int64N(int64(4*time.Second))) - 3*time.Second)
+		at := time.Now().Add(n.offset).Add(time.Duration(m.rng.Int64N(int64(3*time.Second+ahead))) - 3*time.Second)
 		m.seq++
 		out = append(out, tickAt(m.t, "s1", at, m.seq))
 	}
