@@ -54,7 +54,12 @@ func TestAuthTLS(t *testing.T) {
 		{"wrong password", with(func(c *repo.SessionConfig) { c.Password = secret + "x" }), "password are incorrect"},
 		{"unknown user", with(func(c *repo.SessionConfig) { c.Username = "nobody" }), "password are incorrect"},
 		{"no credentials", with(func(c *repo.SessionConfig) { c.Username, c.Password = "", "" }), "authentication required"},
-		{"no client certificate", with(func(c *repo.SessionConfig) { c.TLS.Certificates = nil }), "certificate"},
+		// With TLS 1.3 the server checks the client's certificate after the
+		// client's handshake has finished: its alert reaches the driver
+		// unless the driver's read loop sees the connection closed first,
+		// which gocql reports as no response to the startup (seen once in
+		// CI). Either way the connection is refused.
+		{"no client certificate", with(func(c *repo.SessionConfig) { c.TLS.Certificates = nil }), "certificate|no response to connection startup"},
 		{"untrusted server certificate", with(func(c *repo.SessionConfig) { c.TLS.RootCAs = foreignCA(t) }), "certificate signed by unknown authority"},
 		{"server name not in the certificate", with(func(c *repo.SessionConfig) { c.TLS.ServerName = "wrong.invalid" }), "not wrong.invalid"},
 		{"plain text to a TLS port", with(func(c *repo.SessionConfig) { c.TLS = nil }), "tls=false"},
@@ -66,7 +71,7 @@ func TestAuthTLS(t *testing.T) {
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("connect: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			case tc.want != "" && (err == nil || !containsAny(err.Error(), tc.want)):
 				t.Fatalf("got %v, want an error containing %q", err, tc.want)
 			case err != nil && strings.Contains(err.Error(), secret):
 				t.Fatalf("error shows the password: %v", err)
@@ -190,4 +195,14 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// containsAny reports whether s contains one of the |-separated texts of want.
+func containsAny(s, want string) bool {
+	for w := range strings.SplitSeq(want, "|") {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
