@@ -27,6 +27,8 @@ var (
 	ErrValueTooLarge = errors.New("repo: value too large")
 	// ErrBadItem: the item type lacks a column a view needs.
 	ErrBadItem = errors.New("repo: bad item")
+	// ErrUnknownColumn: the call named a column the view does not have.
+	ErrUnknownColumn = errors.New("repo: unknown column")
 	// ErrBadTTL: a write's TTL is negative, not whole seconds, or longer than
 	// the TTL of a view that has one (0, no expiry, counts as longer).
 	ErrBadTTL = errors.New("repo: bad ttl")

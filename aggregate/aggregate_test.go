@@ -1,0 +1,323 @@
+package aggregate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+	_ "time/tzdata" // calendar days of a named zone on machines without zoneinfo
+
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+func TestParse(t *testing.T) {
+	got, err := Parse(" avg(temp), MAX(temp),count(*) ,first(n)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Agg{{Avg, "temp"}, {Max, "temp"}, {Count, "*"}, {First, "n"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Parse = %v, want %v", got, want)
+	}
+	for _, bad := range []string{"", "avg", "avg()", "median(temp)", "avg(temp),", "(temp)", "avg(temp"} {
+		if _, err := Parse(bad); !errors.Is(err, ErrBadQuery) {
+			t.Errorf("Parse(%q) = %v, want ErrBadQuery", bad, err)
+		}
+	}
+}
+
+func TestStepFixedIsAlignedToTheEpochInUTC(t *testing.T) {
+	s := Step{Every: 7 * day}
+	// 1970-01-01 was a Thursday: weeks of the grid start on Thursdays.
+	got := s.Start(time.Date(2026, 12, 1, 13, 0, 0, 0, time.UTC))
+	if want := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Fatalf("Start = %v, want %v", got, want)
+	}
+	before := s.Start(time.Date(1969, 12, 31, 23, 0, 0, 0, time.UTC))
+	if want := time.Date(1969, 12, 25, 0, 0, 0, 0, time.UTC); !before.Equal(want) {
+		t.Fatalf("Start before the epoch = %v, want %v", before, want)
+	}
+	h := Step{Every: time.Hour}
+	in := time.Date(2026, 3, 8, 7, 59, 59, 999, time.FixedZone("x", 5*3600))
+	if got, want := h.Start(in), time.Date(2026, 3, 8, 2, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Fatalf("hour Start = %v, want %v", got, want)
+	}
+}
+
+func TestStepCalendarDaysFollowDaylightSaving(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Step{Every: day, Calendar: true, Location: ny}
+	start := s.Start(time.Date(2026, 3, 8, 12, 0, 0, 0, time.UTC)) // 08:00 in New York, the day clocks go forward
+	if want := time.Date(2026, 3, 8, 0, 0, 0, 0, ny); !start.Equal(want) {
+		t.Fatalf("Start = %v, want %v", start, want)
+	}
+	if got := s.End(start).Sub(start); got != 23*time.Hour {
+		t.Fatalf("the spring-forward day lasts %v, want 23h", got)
+	}
+	fall := s.Start(time.Date(2026, 11, 1, 12, 0, 0, 0, ny))
+	if got := s.End(fall).Sub(fall); got != 25*time.Hour {
+		t.Fatalf("the fall-back day lasts %v, want 25h", got)
+	}
+}
+
+func TestStepValidate(t *testing.T) {
+	for _, s := range []Step{{}, {Every: 500 * time.Millisecond}, {Every: 1500 * time.Millisecond},
+		{Every: time.Hour, Calendar: true}, {Every: day, Location: time.Local}} {
+		var qe *QueryError
+		if err := s.validate(); !errors.As(err, &qe) || qe.Field[:4] != "Step" {
+			t.Errorf("Step %+v: validate = %v, want a QueryError naming a Step field", s, err)
+		}
+	}
+}
+
+// reading is an item of the test view: a time, a float (nullable) and an
+// integer.
+type reading struct {
+	at    time.Time
+	temp  *float64
+	count int64
+}
+
+type readingColumns struct{}
+
+func (readingColumns) TimeOf(r *reading) (time.Time, error) { return r.at, nil }
+func (readingColumns) Value(r *reading, col string) (any, error) {
+	switch col {
+	case "temp":
+		if r.temp == nil {
+			return nil, nil
+		}
+		return *r.temp, nil
+	case "count":
+		return r.count, nil
+	}
+	return nil, fmt.Errorf("no column %s", col)
+}
+
+var testView = schema.View{Name: "readings", Values: []schema.Column{
+	{Name: "temp", Type: "double"}, {Name: "count", Type: "bigint"}, {Name: "unit", Type: "text"}}}
+
+var allAggs = []Agg{{Count, "*"}, {Count, "temp"}, {Sum, "temp"}, {Min, "temp"}, {Max, "temp"}, {Avg, "temp"},
+	{First, "temp"}, {Last, "temp"}, {Sum, "count"}, {Min, "count"}, {Max, "count"}, {Avg, "count"}, {First, "count"}, {Last, "count"}}
+
+// TestFoldEqualsTheModel folds random readings, in both directions and in
+// pages of random sizes, and compares every interval with a brute-force
+// computation over the same readings.
+func TestFoldEqualsTheModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		items := randomReadings(rng)
+		step := Step{Every: time.Duration(1+rng.IntN(7200)) * time.Second}
+		for _, dir := range []repo.Direction{repo.OldestFirst, repo.NewestFirst} {
+			q := Query{Step: step, Aggs: allAggs, Direction: dir}
+			got, err := foldAll(items, &q, 1+rng.IntN(50))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := model(items, step, dir)
+			if err := sameRows(got, want); err != nil {
+				t.Fatalf("round %d, %v, step %v: %v", round, dir, step, err)
+			}
+		}
+	}
+}
+
+func randomReadings(rng *rand.Rand) []reading {
+	n := rng.IntN(400)
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	items := make([]reading, n)
+	for i := range items {
+		items[i].at = base.Add(time.Duration(rng.Int64N(int64(48 * time.Hour))))
+		items[i].count = rng.Int64N(1<<40) - 1<<39
+		switch rng.IntN(10) {
+		case 0: // null
+		case 1:
+			nan := math.NaN()
+			items[i].temp = &nan
+		default:
+			v := rng.NormFloat64()*1e6 + 1e-3*rng.Float64()
+			items[i].temp = &v
+		}
+	}
+	slices.SortFunc(items, func(a, b reading) int { return a.at.Compare(b.at) })
+	return items
+}
+
+// foldAll folds items (sorted oldest first) in the query's direction, in
+// pages of pageSize, as Read does with the repository's pages.
+func foldAll(items []reading, q *Query, pageSize int) ([]Row, error) {
+	ordered := slices.Clone(items)
+	if q.Direction == repo.NewestFirst {
+		slices.Reverse(ordered)
+	}
+	f := newFolderOf[reading](readingColumns{}, testView, q)
+	var rows []Row
+	var ferr error
+	yield := func(r Row, err error) bool {
+		if err != nil {
+			ferr = err
+			return false
+		}
+		rows = append(rows, r)
+		return true
+	}
+	for len(ordered) > 0 {
+		n := min(pageSize, len(ordered))
+		if !f.fold(ordered[:n], yield) {
+			return rows, ferr
+		}
+		ordered = ordered[n:]
+	}
+	if f.open {
+		rows = append(rows, f.row())
+	}
+	return rows, nil
+}
+
+// model computes the rows by grouping, then exact arithmetic.
+func model(items []reading, step Step, dir repo.Direction) []Row {
+	var rows []Row
+	for i := 0; i < len(items); {
+		start := step.Start(items[i].at)
+		j := i
+		for j < len(items) && step.Start(items[j].at).Equal(start) {
+			j++
+		}
+		rows = append(rows, modelRow(items[i:j], start, step))
+		i = j
+	}
+	if dir == repo.NewestFirst {
+		slices.Reverse(rows)
+	}
+	return rows
+}
+
+func modelRow(in []reading, start time.Time, step Step) Row {
+	var temps []float64
+	var counts []int64
+	for _, r := range in {
+		if r.temp != nil && !math.IsNaN(*r.temp) {
+			temps = append(temps, *r.temp)
+		}
+		counts = append(counts, r.count)
+	}
+	row := Row{Start: start, End: step.End(start), Items: int64(len(in))}
+	exact := new(big.Float).SetPrec(2000)
+	for _, v := range temps {
+		exact.Add(exact, big.NewFloat(v))
+	}
+	fsum, _ := exact.Float64()
+	var isum int64
+	for _, c := range counts {
+		isum += c
+	}
+	tempOr := func(f func() float64) Value {
+		if len(temps) == 0 {
+			return Value{}
+		}
+		return Float(f())
+	}
+	row.Values = []Value{
+		Int(int64(len(in))), Int(int64(len(temps))),
+		tempOr(func() float64 { return fsum }), tempOr(func() float64 { return slices.Min(temps) }),
+		tempOr(func() float64 { return slices.Max(temps) }), tempOr(func() float64 { return fsum / float64(len(temps)) }),
+		tempOr(func() float64 { return temps[0] }), tempOr(func() float64 { return temps[len(temps)-1] }),
+		Int(isum), Int(slices.Min(counts)), Int(slices.Max(counts)), Float(float64(isum) / float64(len(counts))),
+		Int(counts[0]), Int(counts[len(counts)-1]),
+	}
+	return row
+}
+
+// sameRows compares rows; a float sum or average may differ from the
+// correctly rounded one by an ulp or two of compensated summation.
+func sameRows(got, want []Row) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d rows, want %d", len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if !g.Start.Equal(w.Start) || !g.End.Equal(w.End) || g.Items != w.Items {
+			return fmt.Errorf("row %d: %v-%v %d items, want %v-%v %d", i, g.Start, g.End, g.Items, w.Start, w.End, w.Items)
+		}
+		for k := range g.Values {
+			if !closeValue(g.Values[k], w.Values[k]) {
+				return fmt.Errorf("row %d %v: %s = %v, want %v", i, g.Start, allAggs[k], g.Values[k], w.Values[k])
+			}
+		}
+	}
+	return nil
+}
+
+func closeValue(g, w Value) bool {
+	if g.kind != w.kind {
+		return false
+	}
+	if g.kind != float || g.f == w.f {
+		return g == w
+	}
+	return math.Abs(g.f-w.f) <= 4*math.Abs(w.f)*0x1p-52
+}
+
+func TestSumOverflowIsAnError(t *testing.T) {
+	items := []reading{{at: time.Unix(0, 0), count: math.MaxInt64}, {at: time.Unix(1, 0), count: 1}}
+	q := Query{Step: Step{Every: time.Hour}, Aggs: []Agg{{Sum, "count"}}, Direction: repo.OldestFirst}
+	if _, err := foldAll(items, &q, 10); !errors.Is(err, ErrOverflow) {
+		t.Fatalf("fold = %v, want ErrOverflow", err)
+	}
+	q.Aggs = []Agg{{Max, "count"}} // max of the same items is fine
+	if _, err := foldAll(items, &q, 10); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	good := Query{Step: Step{Every: time.Hour}, Aggs: []Agg{{Avg, "temp"}}}
+	for _, c := range []struct {
+		name  string
+		edit  func(*Query)
+		field string
+	}{
+		{"text column", func(q *Query) { q.Aggs = []Agg{{Avg, "temp"}, {Max, "unit"}} }, "Aggs[1]"},
+		{"unknown column", func(q *Query) { q.Aggs = []Agg{{Sum, "humidity"}} }, "Aggs[0]"},
+		{"sum of *", func(q *Query) { q.Aggs = []Agg{{Sum, "*"}} }, "Aggs[0]"},
+		{"no aggregate", func(q *Query) { q.Aggs = nil }, "Aggs"},
+		{"no step", func(q *Query) { q.Step = Step{} }, "Step.Every"},
+		{"inverted range", func(q *Query) { q.From, q.To = time.Unix(10, 0), time.Unix(5, 0) }, "From"},
+		{"negative page", func(q *Query) { q.PageSize = -1 }, "PageSize"},
+	} {
+		q := good
+		c.edit(&q)
+		var qe *QueryError
+		if err := q.validate(testView); !errors.As(err, &qe) || qe.Field != c.field {
+			t.Errorf("%s: validate = %v, want a QueryError naming %s", c.name, err, c.field)
+		}
+	}
+	if err := good.validate(testView); err != nil || good.PageSize != DefaultPageSize {
+		t.Fatalf("good query: %v, page size %d", err, good.PageSize)
+	}
+}
+
+func TestPartialEdges(t *testing.T) {
+	items := []reading{{at: time.Date(2026, 1, 1, 0, 30, 0, 0, time.UTC)}, {at: time.Date(2026, 1, 1, 1, 30, 0, 0, time.UTC)}, {at: time.Date(2026, 1, 1, 2, 10, 0, 0, time.UTC)}}
+	q := Query{Step: Step{Every: time.Hour}, Aggs: []Agg{{Count, "*"}}, Direction: repo.OldestFirst,
+		From: time.Date(2026, 1, 1, 0, 15, 0, 0, time.UTC), To: time.Date(2026, 1, 1, 2, 20, 0, 0, time.UTC)}
+	rows, err := foldAll(items, &q, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var partial []bool
+	for _, r := range rows {
+		partial = append(partial, r.Partial)
+	}
+	if !slices.Equal(partial, []bool{true, false, true}) {
+		t.Fatalf("partial = %v, want the first and last intervals cut by the range", partial)
+	}
+}

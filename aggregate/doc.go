@@ -1,0 +1,40 @@
+// Package aggregate computes per-interval aggregates of a view's numeric
+// columns: count, sum, min, max, avg, first and last per hour, per day or
+// any fixed interval, over a time range, in either direction.
+//
+// # The answer
+//
+// Read walks the view with the repository's own reads (every bucket, shard
+// and bucket scheme in force, exactly as repo.Repo.All does) and folds the
+// items into one interval at a time: memory holds one page of items and one
+// interval's accumulators, whatever the range. An interval without items
+// yields no row.
+//
+// Intervals are a fixed grid aligned to the Unix epoch in UTC (an interval
+// of an hour starts on the hour, of a day at 00:00 UTC), or calendar days of
+// a time zone (Step.Calendar), which last 23 or 25 hours across a change of
+// daylight saving time. The grid does not move with the range: the first and
+// last intervals of a range that does not start or end on the grid cover
+// only the items inside the range, and a Row says so (Row.Partial).
+//
+// # Exactness
+//
+// Every function is computed from every item the range holds, so an
+// aggregate equals what a loop over the raw items computes:
+//   - integer columns (tinyint, smallint, int, bigint, counter) are summed
+//     in int64, exactly; a sum past int64 is an error (ErrOverflow), not a
+//     wrapped number;
+//   - float and double columns are summed with compensated (Neumaier)
+//     summation, so the sum of a month of readings does not drift with the
+//     order of the items;
+//   - first and last are by the item's time (its ID), not by the direction
+//     of the read;
+//   - a null value, and a NaN, is skipped by every function but count(*),
+//     which counts items.
+//
+// # Cost
+//
+// A raw aggregate reads every row of the range: a month of one reading per
+// 10 s is 259,200 rows in pages of Query.PageSize. Query.Stats counts the
+// requests and rows it took.
+package aggregate

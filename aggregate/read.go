@@ -1,0 +1,232 @@
+package aggregate
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// DefaultPageSize is the items per request when Query.PageSize is zero: the
+// repository's default largest page.
+const DefaultPageSize = 1000
+
+// Query is an aggregate read of one key of one view.
+type Query struct {
+	View string
+	Key  repo.Key
+	// From and To bound the read to items with From <= time < To; zero
+	// values leave that side open.
+	From, To  time.Time
+	Direction repo.Direction // the order of the rows: NewestFirst by default
+	Step      Step
+	Aggs      []Agg
+	// PageSize is the items per request; 0 is DefaultPageSize. It must not
+	// exceed the repository's Options.MaxLimit.
+	PageSize    int
+	Consistency gocql.Consistency // overrides the repository default
+	// Stats, when set, is filled with the work the read took.
+	Stats *Stats
+}
+
+// Stats is the work of one aggregate read.
+type Stats struct {
+	Pages    int // repository reads
+	Requests int // statements sent, presence-index reads included
+	Rows     int // rows read
+}
+
+// Row is the aggregates of one interval.
+type Row struct {
+	Start, End time.Time // the interval on the grid: Start <= time < End
+	// Partial: the range cuts the interval, whose aggregates cover only
+	// the items inside the range.
+	Partial bool
+	Items   int64   // items of the interval in the range
+	Values  []Value // one per Query.Aggs, in order
+}
+
+// Read aggregates q: it yields one Row per interval holding items, in q's
+// direction, and stops at the first error, which it yields. A bad query
+// is refused before anything is sent (a *QueryError).
+func Read[T any](ctx context.Context, r *repo.Repo[T], q Query) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		f, err := newFolder(r, &q)
+		if err != nil {
+			yield(Row{}, err)
+			return
+		}
+		rq := repo.Query{View: q.View, Key: q.Key, Limit: q.PageSize, Direction: q.Direction,
+			From: q.From, To: q.To, Consistency: q.Consistency}
+		for {
+			page, err := r.Read(ctx, rq)
+			if err != nil {
+				yield(Row{}, err)
+				return
+			}
+			q.Stats.add(page.Stats)
+			if !f.fold(page.Items, yield) {
+				return
+			}
+			if page.Cursor == "" {
+				break
+			}
+			rq.Cursor = page.Cursor
+		}
+		if f.open {
+			yield(f.row(), nil)
+		}
+	}
+}
+
+// Collect runs Read and returns every row.
+func Collect[T any](ctx context.Context, r *repo.Repo[T], q Query) ([]Row, error) {
+	var rows []Row
+	for row, err := range Read(ctx, r, q) {
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func (s *Stats) add(p repo.ReadStats) {
+	if s == nil {
+		return
+	}
+	s.Pages++
+	s.Requests += p.Queries
+	s.Rows += p.Rows
+}
+
+// columnReader reads an item's time and column values: a *repo.View[T].
+type columnReader[T any] interface {
+	TimeOf(item *T) (time.Time, error)
+	Value(item *T, column string) (any, error)
+}
+
+// folder folds a stream of items, in the read's order, into intervals.
+type folder[T any] struct {
+	view  columnReader[T]
+	q     *Query
+	accs  []accumulator
+	open  bool // an interval has items
+	start time.Time
+	items int64
+}
+
+func newFolder[T any](r *repo.Repo[T], q *Query) (*folder[T], error) {
+	h, err := r.View(q.View)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.validate(h.Spec()); err != nil {
+		return nil, err
+	}
+	return newFolderOf[T](h, h.Spec(), q), nil
+}
+
+func newFolderOf[T any](cr columnReader[T], v schema.View, q *Query) *folder[T] {
+	f := &folder[T]{view: cr, q: q, accs: make([]accumulator, len(q.Aggs))}
+	for i, a := range q.Aggs {
+		f.accs[i] = accumulator{agg: a, isInt: isIntegerColumn(v, a.Column), forward: q.Direction == repo.OldestFirst}
+	}
+	return f
+}
+
+// fold adds items to the intervals, yielding each interval it closes; false
+// when the caller stopped or an error was yielded.
+func (f *folder[T]) fold(items []T, yield func(Row, error) bool) bool {
+	for i := range items {
+		t, err := f.view.TimeOf(&items[i])
+		if err != nil {
+			yield(Row{}, err)
+			return false
+		}
+		if start := f.q.Step.Start(t); !f.open || !start.Equal(f.start) {
+			if f.open && !yield(f.row(), nil) {
+				return false
+			}
+			f.begin(start)
+		}
+		if err := f.add(&items[i]); err != nil {
+			yield(Row{}, err)
+			return false
+		}
+	}
+	return true
+}
+
+func (f *folder[T]) begin(start time.Time) {
+	f.open, f.start, f.items = true, start, 0
+	for i := range f.accs {
+		f.accs[i].reset()
+	}
+}
+
+func (f *folder[T]) add(item *T) error {
+	f.items++
+	for i := range f.accs {
+		a := &f.accs[i]
+		if a.agg.Column == AllItems {
+			a.addItem()
+			continue
+		}
+		v, err := f.view.Value(item, a.agg.Column)
+		if err != nil {
+			return err
+		}
+		x, err := toNumber(v, a.isInt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.agg, err)
+		}
+		if err := a.add(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *folder[T]) row() Row {
+	end := f.q.Step.End(f.start)
+	row := Row{Start: f.start, End: end, Items: f.items, Values: make([]Value, len(f.accs)),
+		Partial: (!f.q.From.IsZero() && f.q.From.After(f.start)) || (!f.q.To.IsZero() && f.q.To.Before(end))}
+	for i := range f.accs {
+		row.Values[i] = f.accs[i].value()
+	}
+	return row
+}
+
+// validate checks q against the view's definition; it sets the defaults.
+func (q *Query) validate(v schema.View) error {
+	if q.PageSize == 0 {
+		q.PageSize = DefaultPageSize
+	}
+	if q.PageSize < 0 {
+		return badQuery("PageSize", "%d is negative", q.PageSize)
+	}
+	if q.Direction != repo.NewestFirst && q.Direction != repo.OldestFirst {
+		return badQuery("Direction", "unknown direction %d", q.Direction)
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
+		return badQuery("From", "%v is not before To %v", q.From, q.To)
+	}
+	if err := q.Step.validate(); err != nil {
+		return err
+	}
+	if len(q.Aggs) == 0 {
+		return badQuery("Aggs", "no aggregate")
+	}
+	for i, a := range q.Aggs {
+		if err := checkAgg(v, a); err != nil {
+			return badQuery(fmt.Sprintf("Aggs[%d]", i), "%s: %v", a, err)
+		}
+	}
+	return nil
+}
