@@ -145,6 +145,9 @@ func ViewDDL(keyspace string, views []View) ([]string, error) {
 // and returns their table models in DDL order.
 func viewTables(keyspace string, views []View) ([]table, error) {
 	seen := map[string]bool{MetadataTable: true, MigrationsTable: true}
+	if err := CheckLatest(views); err != nil {
+		return nil, err
+	}
 	var tables []table
 	hotKeys := false
 	for _, v := range views {

@@ -63,7 +63,7 @@ func lintView(v View) []Finding {
 	add := func(rule, format string, args ...any) {
 		out = append(out, Finding{v.Name, rule, fmt.Sprintf(format, args...)})
 	}
-	if !v.Bucketed() && !v.idInKey() {
+	if !v.Bucketed() && !v.idInKey() && !v.IsLatest() {
 		add(RuleUnbucketedGrowing, "unbucketed, but every %s adds a row to its partition (%q is not a bound): "+
 			"give the view a bucket scheme, or put the ID in the partition key", v.ID.Name, v.Unbucketed)
 	}

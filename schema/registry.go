@@ -121,6 +121,9 @@ func compatible(stored, code View) error {
 	if stored.PerKeyShards != code.PerKeyShards {
 		return mismatch("per_key_shards", fmt.Sprint(stored.PerKeyShards), fmt.Sprint(code.PerKeyShards))
 	}
+	if stored.LatestOf != code.LatestOf {
+		return mismatch("latest_of", stored.LatestOf, code.LatestOf)
+	}
 	if stored.Order != code.Order {
 		return mismatch("order", stored.Order.String(), code.Order.String())
 	}

@@ -81,10 +81,16 @@ func viewTable(v View) table {
 		gcGrace:   v.GCGrace,
 		comment:   v.Comment,
 	}
-	if v.Bucketed() {
+	switch {
+	case v.Bucketed():
 		t.partition = append(t.partition, Column{v.BucketColumn, BucketType})
 		t.compaction = twcsWindow(v)
-	} else {
+	case v.IsLatest():
+		// Every write of a key rewrites its partition (the newest row, and a
+		// range tombstone over the older ones): leveled compaction keeps a
+		// partition in few SSTables and merges the tombstones early.
+		t.compaction = compaction{class: LCS}
+	default:
 		t.compaction = compaction{class: STCS}
 	}
 	if v.Sharded() {

@@ -29,7 +29,7 @@ func (v View) Validate() error {
 func (v View) validate() error {
 	checks := []func() error{
 		v.validateName, v.validateKey, v.validateID, v.validateBucket,
-		v.validateValues, v.validateUnique, v.validateOptions,
+		v.validateValues, v.validateUnique, v.validateOptions, v.validateLatest,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -100,7 +100,7 @@ func (v View) validateID() error {
 
 func (v View) validateBucket() error {
 	if !v.Bucketed() {
-		if v.Unbucketed == "" {
+		if v.Unbucketed == "" && !v.IsLatest() {
 			return fmt.Errorf("%w: an unbucketed view must say why its partitions stay bounded (Unbucketed)", ErrBadView)
 		}
 		if v.BucketColumn != "" {
@@ -231,6 +231,31 @@ func validateColumn(c Column, key bool) error {
 		case t.name == "duration" || t.name == "vector":
 			return fmt.Errorf("%w: column %q: %s cannot be part of a primary key", ErrBadType, c.Name, t.name)
 		}
+	}
+	return nil
+}
+
+// validateLatest checks what a latest-value view can be on its own;
+// CheckLatest checks it against its source.
+func (v View) validateLatest() error {
+	if !v.IsLatest() {
+		return nil
+	}
+	switch {
+	case ValidateIdentifier(v.LatestOf) != nil:
+		return fmt.Errorf("latest_of: %w", ValidateIdentifier(v.LatestOf))
+	case v.LatestOf == v.Name:
+		return fmt.Errorf("%w: a latest-value view cannot be its own source", ErrBadView)
+	case v.Bucketed():
+		return fmt.Errorf("%w: a latest-value view has no bucket: its partition holds one live row per key", ErrBadView)
+	case v.Unbucketed != "":
+		return fmt.Errorf("%w: a latest-value view needs no Unbucketed reason: it holds one live row per key", ErrBadView)
+	case v.Shards > 1:
+		return fmt.Errorf("%w: a latest-value view is not sharded: it takes one write per item of its key", ErrBadView)
+	case v.idInKey():
+		return fmt.Errorf("%w: the ID %q of a latest-value view cannot be in its key", ErrBadView, v.ID.Name)
+	case v.Order != Desc:
+		return fmt.Errorf("%w: a latest-value view is stored newest first (order desc)", ErrBadView)
 	}
 	return nil
 }

@@ -107,7 +107,18 @@ type View struct {
 	// backfilled from one another, never from another group's views. ""
 	// is no group. It places no row, so it may change.
 	Group string
+	// LatestOf makes the view a latest-value view of the named view (its
+	// source): one live row per key, the item with the newest ID time the
+	// source holds for that key, whatever order items arrive in. Its key
+	// and ID are the source's, its values a subset of the source's, and it
+	// has no bucket (nor Unbucketed reason, nor shards): its partition is
+	// (Key...) and holds the newest item plus, for a while, the tombstones
+	// that retired older ones (docs/design.md, "Latest values").
+	LatestOf string
 }
+
+// IsLatest reports whether the view is a latest-value view (LatestOf).
+func (v View) IsLatest() bool { return v.LatestOf != "" }
 
 // Group returns the views of views whose Group is name, in their order;
 // name "" returns the views in no group.

@@ -119,6 +119,10 @@ func (d *viewsDecoder) check(f ViewsFile, nodes []*yaml.Node) {
 	if len(d.errs) > 0 || len(nodes) == 0 {
 		return
 	}
+	d.checkLatest(f.Views, nodes)
+	if len(d.errs) > 0 {
+		return
+	}
 	if _, err := DDL(f.Keyspace.Name, f.Views); err != nil {
 		d.failAt(nodes[0].Line, nodes[0].Column, err.Error()) // claimTables should have caught it
 	}
@@ -151,4 +155,31 @@ func (d *viewsDecoder) claimTables(tables map[string]vfTable, v View, n *yaml.No
 			d.fail(n, "view %q: table name %q is already used by view %q (line %d)", v.Name, t, owner.view, owner.line)
 		}
 	}
+}
+
+// checkLatest checks each latest-value view against its source (CheckLatest),
+// failing at the latest-value view's place in the file.
+func (d *viewsDecoder) checkLatest(views []View, nodes []*yaml.Node) {
+	for i, v := range views {
+		if !v.IsLatest() {
+			continue
+		}
+		byName := map[string]View{}
+		if src, ok := sourceOf(views, v); ok {
+			byName[src.Name] = src.WithDefaults()
+		}
+		if err := checkLatestSource(v.WithDefaults(), byName); err != nil {
+			d.fail(nodes[i], "view %q: latest_of %q: %v", v.Name, v.LatestOf, err)
+		}
+	}
+}
+
+// sourceOf returns the view v is the latest value of.
+func sourceOf(views []View, v View) (View, bool) {
+	for _, s := range views {
+		if s.Name == v.LatestOf {
+			return s, true
+		}
+	}
+	return View{}, false
 }

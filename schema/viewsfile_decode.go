@@ -132,6 +132,7 @@ func (d *viewsDecoder) view(n *yaml.Node, where string) (v View) {
 		{"shards", false, func(n *yaml.Node) { v.Shards = d.shards(n, vfAt(where, "shards")) }},
 		{"per_key_shards", false, func(n *yaml.Node) { v.PerKeyShards = d.boolean(n, vfAt(where, "per_key_shards")) }},
 		{"group", false, func(n *yaml.Node) { v.Group = d.ident(n, vfAt(where, "group")) }},
+		{"latest_of", false, func(n *yaml.Node) { v.LatestOf = d.ident(n, vfAt(where, "latest_of")) }},
 	})
 	v.ReadOrder = v.Order
 	if readOrder != nil {
@@ -141,7 +142,7 @@ func (d *viewsDecoder) view(n *yaml.Node, where string) (v View) {
 	case !ok:
 	case seen["bucket"] && seen["unbucketed"]:
 		d.fail(n, "%s: give bucket or unbucketed, not both", where)
-	case !seen["bucket"] && !seen["unbucketed"]:
+	case !seen["bucket"] && !seen["unbucketed"] && !seen["latest_of"]:
 		d.fail(n, "%s: missing bucket (or unbucketed: why its partitions stay bounded)", where)
 	}
 	return v

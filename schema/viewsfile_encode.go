@@ -91,7 +91,7 @@ func vfViewNode(v View) *yaml.Node {
 	if v.PerKeyShards {
 		m.add("per_key_shards", vfScalar("!!bool", "true"))
 	}
-	m.str("group", v.Group)
+	m.str("group", v.Group).str("latest_of", v.LatestOf)
 	return m.n
 }
 
