@@ -24,9 +24,10 @@
 //   - integer columns (tinyint, smallint, int, bigint, counter) are summed
 //     in int64, exactly; a sum past int64 is an error (ErrOverflow), not a
 //     wrapped number;
-//   - float and double columns are summed with compensated (Neumaier)
-//     summation, so the sum of a month of readings does not drift with the
-//     order of the items;
+//   - float and double columns are summed exactly (Shewchuk's partials, as
+//     Python's math.fsum) and rounded once: a sum is the exact sum
+//     correctly rounded, the same float whatever the order of the items,
+//     the direction of the read or how the range was split;
 //   - first and last are by the item's time (its ID), not by the direction
 //     of the read;
 //   - a null value, and a NaN, is skipped by every function but count(*),

@@ -49,13 +49,15 @@ type accumulator struct {
 
 	n           int64
 	isum        int64
-	fsum, fcomp float64 // Neumaier: sum and its running compensation
+	fsum        exactSum
 	min, max    number
 	first, last number
 }
 
 func (a *accumulator) reset() {
-	*a = accumulator{agg: a.agg, isInt: a.isInt, forward: a.forward}
+	fsum := a.fsum
+	fsum.reset() // keeps its partials' memory for the next interval
+	*a = accumulator{agg: a.agg, isInt: a.isInt, forward: a.forward, fsum: fsum}
 }
 
 // addItem counts an item for count(*).
@@ -85,18 +87,8 @@ func (a *accumulator) add(x number) error {
 		a.isum = s
 		return nil
 	}
-	a.addFloat(x.f)
+	a.fsum.add(x.f)
 	return nil
-}
-
-func (a *accumulator) addFloat(f float64) {
-	t := a.fsum + f
-	if math.Abs(a.fsum) >= math.Abs(f) {
-		a.fcomp += (a.fsum - t) + f
-	} else {
-		a.fcomp += (f - t) + a.fsum
-	}
-	a.fsum = t
 }
 
 func (a *accumulator) updateMinMax(x number) {
@@ -134,12 +126,12 @@ func (a *accumulator) value() Value {
 		if a.isInt {
 			return Int(a.isum)
 		}
-		return Float(a.fsum + a.fcomp)
+		return Float(a.fsum.value())
 	case Avg:
 		if a.isInt {
 			return Float(float64(a.isum) / float64(a.n))
 		}
-		return Float((a.fsum + a.fcomp) / float64(a.n))
+		return Float(a.fsum.value() / float64(a.n))
 	case Min:
 		return a.numberValue(a.min)
 	case Max:
