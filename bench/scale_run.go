@@ -164,16 +164,11 @@ func scaleKeyspace(ctx context.Context, cfg ScaleConfig) error {
 		return err
 	}
 	defer admin.Close()
-	stmt, err := schema.Keyspace{Name: cfg.Keyspace, Replication: map[string]int{cfg.Datacenter: cfg.RF}}.CQL()
-	if err != nil {
-		return err
+	k := schema.Keyspace{Name: cfg.Keyspace, Replication: map[string]int{cfg.Datacenter: cfg.RF}}
+	if err := schema.CreateKeyspace(ctx, admin, k, schema.KeyspaceOptions{DropFirst: true}); err != nil {
+		return fmt.Errorf("bench: create keyspace %s: %w", cfg.Keyspace, err)
 	}
-	for _, q := range []string{"DROP KEYSPACE IF EXISTS " + schema.Quote(cfg.Keyspace), stmt} {
-		if err := admin.Query(q).WithContext(ctx).Exec(); err != nil {
-			return fmt.Errorf("bench: %s: %w", q, err)
-		}
-	}
-	return admin.AwaitSchemaAgreement(ctx)
+	return nil
 }
 
 func (e *scaleEnv) close() {

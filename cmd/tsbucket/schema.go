@@ -221,7 +221,7 @@ func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []
 		return err
 	}
 	if o.autoTablets && !k.NoTablets {
-		if k.NoTablets, err = hasTablets(ctx, s); err != nil {
+		if k.NoTablets, err = schema.HasTablets(ctx, s); err != nil {
 			return err
 		}
 	}
@@ -326,18 +326,4 @@ func definitionError(keyspace string, diffs []defDiff) error {
 	return fmt.Errorf("%w: keyspace %s: the file's definitions differ from the registered ones, nothing applied:\n%s\n"+
 		"restore the registered definition in the file, or define a new view and backfill it",
 		schema.ErrDefinitionMismatch, keyspace, strings.Join(lines, "\n"))
-}
-
-// hasTablets reports whether the cluster is ScyllaDB with tablets, whose
-// keyspaces need tablets disabled for the lightweight transactions that
-// register views.
-func hasTablets(ctx context.Context, s *gocql.Session) (bool, error) {
-	it := s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system_schema' AND table_name = 'scylla_keyspaces'`).
-		WithContext(ctx).Iter()
-	var name string
-	found := it.Scan(&name)
-	if err := it.Close(); err != nil {
-		return false, fmt.Errorf("detect tablets: %w", err)
-	}
-	return found, nil
 }
