@@ -520,9 +520,29 @@ func newestFirst(items []refmodel.Message, limit int, last int64) error {
 // of an absent key, and a deep walk of the hottest key, must be the same
 // messages.
 func (e *scaleEnv) check(ctx context.Context) error {
-	keys := e.keySeq(e.cfg.Channels, 99)
+	checked, err := e.checkLatest(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := e.read.Latest(ctx, "messages_by_channel", repo.Key{absentChannelBase}, e.cfg.Page)
+	if err != nil {
+		return err
+	}
+	if len(p.Items) != 0 {
+		return fmt.Errorf("%w: absent key returned %d messages", errCheck, len(p.Items))
+	}
+	if err := e.checkDeep(ctx); err != nil {
+		return err
+	}
+	e.logf("checked %d keys, an absent key and %d deep pages: tsbucket and the baseline agree", checked, e.cfg.DeepPages)
+	return nil
+}
+
+// checkLatest compares the latest page of Check channels, tsbucket's and
+// the baseline's, and returns how many it compared.
+func (e *scaleEnv) checkLatest(ctx context.Context) (int, error) {
 	done := map[int]bool{}
-	for _, r := range keys {
+	for _, r := range e.keySeq(e.cfg.Channels, 99) {
 		if len(done) == e.cfg.Check {
 			break
 		}
@@ -533,24 +553,21 @@ func (e *scaleEnv) check(ctx context.Context) error {
 		ch := scaleChannelBase + int64(r)
 		p, err := e.read.Latest(ctx, "messages_by_channel", repo.Key{ch}, e.cfg.Page)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		h, err := e.handLatest(ctx, ch, e.cfg.Page)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := sameIDs(fmt.Sprintf("latest of channel rank %d", r), p.Items, h); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	p, err := e.read.Latest(ctx, "messages_by_channel", repo.Key{absentChannelBase}, e.cfg.Page)
-	if err != nil {
-		return err
-	}
-	if len(p.Items) != 0 {
-		return fmt.Errorf("%w: absent key returned %d messages", errCheck, len(p.Items))
-	}
-	// The hottest key, DeepPages pages deep.
+	return len(done), nil
+}
+
+// checkDeep compares the hottest channel's pages, DeepPages deep.
+func (e *scaleEnv) checkDeep(ctx context.Context) error {
 	b, err := refmodel.ChatScheme().Of(time.Now())
 	if err != nil {
 		return err
@@ -574,7 +591,6 @@ func (e *scaleEnv) check(ctx context.Context) error {
 		}
 		q.Cursor = p.Cursor
 	}
-	e.logf("checked %d keys, an absent key and %d deep pages: tsbucket and the baseline agree", len(done), e.cfg.DeepPages)
 	return nil
 }
 
@@ -766,46 +782,57 @@ func (e *scaleEnv) mixer(ctx context.Context) (stop func() (done, failed int64))
 	}
 	rng := rand.New(rand.NewPCG(e.cfg.Seed, uint64(e.loaded)))
 	z := rand.NewZipf(rng, e.cfg.ZipfS, 1, uint64(e.cfg.Channels-1))
-	wg.Go(func() {
-		defer close(jobs)
-		tick := time.NewTicker(time.Duration(float64(time.Second) / e.cfg.MixedRate))
-		defer tick.Stop()
-		for i := 0; ; i++ {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			var job func() error
-			if i%10 == 9 {
-				e.vmu.Lock()
-				if len(e.victims) > 0 {
-					m := e.victims[len(e.victims)-1]
-					e.victims = e.victims[:len(e.victims)-1]
-					job = func() error { return e.writer.Delete(ctx, &m) }
-				}
-				e.vmu.Unlock()
-			} else {
-				m, err := e.message(int(z.Uint64()), time.Now())
-				if err != nil {
-					continue
-				}
-				job = func() error { return e.writer.Put(ctx, &m) }
-			}
-			if job == nil {
-				continue
-			}
-			select {
-			case jobs <- job:
-			default: // the workers are behind: skip rather than queue
-			}
-		}
-	})
+	wg.Go(func() { e.feedMutations(ctx, jobs, z) })
 	return func() (int64, int64) {
 		cancel()
 		wg.Wait()
 		return done.Load(), failed.Load()
 	}
+}
+
+// feedMutations sends jobs MixedRate mutations a second until ctx is done,
+// then closes it. A mutation the workers are too far behind for is skipped
+// rather than queued: the rate is an upper bound, not a backlog.
+func (e *scaleEnv) feedMutations(ctx context.Context, jobs chan<- func() error, z *rand.Zipf) {
+	defer close(jobs)
+	tick := time.NewTicker(time.Duration(float64(time.Second) / e.cfg.MixedRate))
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		job := e.mutation(ctx, i, z)
+		if job == nil {
+			continue
+		}
+		select {
+		case jobs <- job:
+		default: // the workers are behind: skip rather than queue
+		}
+	}
+}
+
+// mutation is the i-th background mutation: every tenth the delete of a
+// loaded message (nil when none is left), the others the put of a new
+// message to a Zipf-picked channel (nil if it cannot be made).
+func (e *scaleEnv) mutation(ctx context.Context, i int, z *rand.Zipf) func() error {
+	if i%10 == 9 {
+		e.vmu.Lock()
+		defer e.vmu.Unlock()
+		if len(e.victims) == 0 {
+			return nil
+		}
+		m := e.victims[len(e.victims)-1]
+		e.victims = e.victims[:len(e.victims)-1]
+		return func() error { return e.writer.Delete(ctx, &m) }
+	}
+	m, err := e.message(int(z.Uint64()), time.Now())
+	if err != nil {
+		return nil
+	}
+	return func() error { return e.writer.Put(ctx, &m) }
 }
 
 // bottleneck says, from where the CPU went while reading, what limited the
