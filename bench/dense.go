@@ -87,6 +87,11 @@ func (e *env) dense(ctx context.Context) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, err
 	}
+	return denseScenario(c, ts, bl, noIdx), nil
+}
+
+// denseScenario reports the dense scenario's variants and its targets.
+func denseScenario(c Config, ts, bl, noIdx *tally) Scenario {
 	s := Scenario{
 		ID: "dense", Title: fmt.Sprintf("Dense key, latest %d", c.Page),
 		Mode:     fmt.Sprintf("open loop, %g calls/s per variant, latency from intended start (corrected for coordinated omission)", c.DenseRate),
@@ -105,5 +110,5 @@ func (e *env) dense(ctx context.Context) (Scenario, error) {
 		"Coalescing is off in this scenario (scenario 4 measures it), so every call is a full read.",
 		"The third variant turns the index off: its walk starts at the current bucket, one request, as the baseline does.",
 	}
-	return s, nil
+	return s
 }

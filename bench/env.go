@@ -97,17 +97,9 @@ func createKeyspace(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer admin.Close()
-	stmt, err := schema.Keyspace{Name: cfg.Keyspace, Replication: map[string]int{cfg.Datacenter: 1}}.CQL()
-	if err != nil {
-		return err
-	}
-	for _, q := range []string{"DROP KEYSPACE IF EXISTS " + schema.Quote(cfg.Keyspace), stmt} {
-		if err := admin.Query(q).WithContext(ctx).Exec(); err != nil {
-			return fmt.Errorf("bench: %s: %w", q, err)
-		}
-	}
-	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
-		return fmt.Errorf("bench: schema agreement: %w", err)
+	k := schema.Keyspace{Name: cfg.Keyspace, Replication: map[string]int{cfg.Datacenter: 1}}
+	if err := schema.CreateKeyspace(ctx, admin, k, schema.KeyspaceOptions{DropFirst: true}); err != nil {
+		return fmt.Errorf("bench: create keyspace %s: %w", cfg.Keyspace, err)
 	}
 	return nil
 }

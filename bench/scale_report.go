@@ -153,23 +153,36 @@ func UpdateScaleMarkdown(doc string, reps ...ScaleReport) (string, error) {
 // read's ratios at every size), then one table per size.
 func (r ScaleReport) Markdown() string {
 	var b strings.Builder
-	st, m := r.Settings, r.Machine
-	fmt.Fprintf(&b, "\n### %d node(s), RF %d, %s\n\n", st.Nodes, st.RF, st.Consistency)
-	if r.Command != "" {
-		fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
+	r.writeSetting(&b)
+	r.writeGrowth(&b)
+	for _, s := range r.Sizes {
+		writeScaleSize(&b, s, r.Settings.Nodes)
 	}
-	fmt.Fprintf(&b, "Run of %s, %.0f s in all. Machine: %s, %d CPUs, %.1f GiB, load average %s at start (shared with other work); %s; %s; %s; cluster %s.",
+	return b.String()
+}
+
+// writeSetting writes where and how the run ran: machine, data, reads.
+func (r ScaleReport) writeSetting(b *strings.Builder) {
+	st, m := r.Settings, r.Machine
+	fmt.Fprintf(b, "\n### %d node(s), RF %d, %s\n\n", st.Nodes, st.RF, st.Consistency)
+	if r.Command != "" {
+		fmt.Fprintf(b, "Command: `%s`\n\n", r.Command)
+	}
+	fmt.Fprintf(b, "Run of %s, %.0f s in all. Machine: %s, %d CPUs, %.1f GiB, load average %s at start (shared with other work); %s; %s; %s; cluster %s.",
 		r.Started.Format("2006-01-02 15:04 MST"), r.Seconds, orUnknown(m.CPU), m.CPUs, m.MemoryGiB, orUnknown(m.LoadAvg), m.OS, m.Go, orUnknown(m.Server), orUnknown(m.Cluster))
 	if r.Commit != "" {
-		fmt.Fprintf(&b, " Code: commit %s.", r.Commit)
+		fmt.Fprintf(b, " Code: commit %s.", r.Commit)
 	}
 	flushed := "flushed to SSTables by `nodetool flush` after every load"
 	if !st.Flushed {
 		flushed = "**not flushed** (no nodetool for this cluster: the newest data may still be in memtables)"
 	}
-	fmt.Fprintf(&b, "\n\nData: chat messages over %d channels (Zipf s=%g, the same skew for reads) and %d authors, spread evenly over the current and %d past ten-day buckets, loaded through `PutMany` (%d callers, %d messages each); %g of every load deleted through `Delete` (row tombstones in the 3 views); %s. Reads: %d rounds of %s blocks per variant, interleaved, %d closed-loop callers each, while %g mutations/s (one in ten a delete) run in the background on the same skew; per-op CPU and allocations are net of that background, measured alone in blocks of its own.\n\n",
+	fmt.Fprintf(b, "\n\nData: chat messages over %d channels (Zipf s=%g, the same skew for reads) and %d authors, spread evenly over the current and %d past ten-day buckets, loaded through `PutMany` (%d callers, %d messages each); %g of every load deleted through `Delete` (row tombstones in the 3 views); %s. Reads: %d rounds of %s blocks per variant, interleaved, %d closed-loop callers each, while %g mutations/s (one in ten a delete) run in the background on the same skew; per-op CPU and allocations are net of that background, measured alone in blocks of its own.\n\n",
 		st.Channels, st.ZipfS, st.Authors, st.SpanBuckets, st.LoadCallers, st.LoadChunk, st.DeleteFrac, flushed, st.Rounds, st.Block, st.Callers, st.MixedRate)
+}
 
+// writeGrowth writes the growth table: each read's ratios at every size.
+func (r ScaleReport) writeGrowth(b *strings.Builder) {
 	b.WriteString("| messages | load msg/s | SSTables | live MiB | tombstones/slice | read | requests/read ts : base | p50 ts/base | p99 ts/base | p99.9 ts/base | throughput ts/base | client CPU µs/op ts : base | node CPU µs/op ts : base |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
@@ -184,39 +197,41 @@ func (r ScaleReport) Markdown() string {
 			if k > 0 {
 				head = "| | | | | |"
 			}
-			fmt.Fprintf(&b, "%s %s | %s : %s | %sx | %sx | %sx | %sx | %s : %s | %s : %s |\n", head, rd.ID,
+			fmt.Fprintf(b, "%s %s | %s : %s | %sx | %sx | %sx | %sx | %s : %s | %s : %s |\n", head, rd.ID,
 				num(t.QueriesPerOp), num(bl.QueriesPerOp),
 				num(ratio(t.Latency.P50, bl.Latency.P50)), num(ratio(t.Latency.P99, bl.Latency.P99)), num(ratio(t.P999, bl.P999)),
 				num(ratio(t.Throughput, bl.Throughput)), num(t.ClientCPUUs), num(bl.ClientCPUUs), num(t.NodeCPUUs), num(bl.NodeCPUUs))
 		}
 	}
-	for _, s := range r.Sizes {
-		fmt.Fprintf(&b, "\n#### %s messages (%s deleted), %d node(s)\n\n", count(s.Messages), count(s.Deleted), st.Nodes)
-		fmt.Fprintf(&b, "Load of this increment: %s msg/s through PutMany, %s deletes/s; flush %ss; %s channels hold data; %d compactions running at the end of the reads.",
-			num(s.LoadRate), num(s.DeleteRate), num(s.FlushSeconds), count(s.ChannelsLoaded), s.Compactions)
-		if s.Table != nil {
-			fmt.Fprintf(&b, " messages_by_channel: %d SSTables, %s MiB live, %s tombstones and %s live cells per slice read, local read latency %s ms.",
-				s.Table.SSTables, num(float64(s.Table.LiveBytes)/(1<<20)), num(s.Table.TombstonesSlice), num(s.Table.LiveCellsSlice), num(s.Table.LocalReadLatency))
-		}
-		u := s.Usage
-		fmt.Fprintf(&b, " While reading: machine %s of %d cores busy (every process), Cassandra %s, this client %s, iowait %s; node disk reads %s MiB/s; client GC %s/s.\n\n",
-			num(u.MachineCores), u.CPUs, num(u.NodeCores), num(u.ClientCores), num(u.IOWaitCores), num(u.NodeDiskMiBps), num(u.ClientGCps))
-		fmt.Fprintf(&b, "Bottleneck: %s\n\n", s.Bottleneck)
-		b.WriteString("| read | variant | ops | p50 ms | p99 ms | p99.9 ms | ops/s | requests/op | empty | client CPU µs/op | allocs/op | KiB/op | node CPU µs/op | node disk KiB/op |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-		for _, rd := range s.Reads {
-			for _, v := range rd.Variants {
-				name := v.Name
-				if v.Baseline {
-					name += " (baseline)"
-				}
-				fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", rd.ID, name, v.Ops,
-					num(v.Latency.P50), num(v.Latency.P99), num(v.P999), num(v.Throughput), num(v.QueriesPerOp), v.Empty,
-					num(v.ClientCPUUs), num(v.AllocsPerOp), num(v.BytesPerOp/1024), num(v.NodeCPUUs), num(v.NodeDiskKiB))
+}
+
+// writeScaleSize writes one size's load, table and usage figures, and its
+// table of every variant of every read.
+func writeScaleSize(b *strings.Builder, s ScaleSize, nodes int) {
+	fmt.Fprintf(b, "\n#### %s messages (%s deleted), %d node(s)\n\n", count(s.Messages), count(s.Deleted), nodes)
+	fmt.Fprintf(b, "Load of this increment: %s msg/s through PutMany, %s deletes/s; flush %ss; %s channels hold data; %d compactions running at the end of the reads.",
+		num(s.LoadRate), num(s.DeleteRate), num(s.FlushSeconds), count(s.ChannelsLoaded), s.Compactions)
+	if s.Table != nil {
+		fmt.Fprintf(b, " messages_by_channel: %d SSTables, %s MiB live, %s tombstones and %s live cells per slice read, local read latency %s ms.",
+			s.Table.SSTables, num(float64(s.Table.LiveBytes)/(1<<20)), num(s.Table.TombstonesSlice), num(s.Table.LiveCellsSlice), num(s.Table.LocalReadLatency))
+	}
+	u := s.Usage
+	fmt.Fprintf(b, " While reading: machine %s of %d cores busy (every process), Cassandra %s, this client %s, iowait %s; node disk reads %s MiB/s; client GC %s/s.\n\n",
+		num(u.MachineCores), u.CPUs, num(u.NodeCores), num(u.ClientCores), num(u.IOWaitCores), num(u.NodeDiskMiBps), num(u.ClientGCps))
+	fmt.Fprintf(b, "Bottleneck: %s\n\n", s.Bottleneck)
+	b.WriteString("| read | variant | ops | p50 ms | p99 ms | p99.9 ms | ops/s | requests/op | empty | client CPU µs/op | allocs/op | KiB/op | node CPU µs/op | node disk KiB/op |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, rd := range s.Reads {
+		for _, v := range rd.Variants {
+			name := v.Name
+			if v.Baseline {
+				name += " (baseline)"
 			}
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", rd.ID, name, v.Ops,
+				num(v.Latency.P50), num(v.Latency.P99), num(v.P999), num(v.Throughput), num(v.QueriesPerOp), v.Empty,
+				num(v.ClientCPUUs), num(v.AllocsPerOp), num(v.BytesPerOp/1024), num(v.NodeCPUUs), num(v.NodeDiskKiB))
 		}
 	}
-	return b.String()
 }
 
 // count prints 250000 as 250k and 3000000 as 3M.

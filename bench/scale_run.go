@@ -109,6 +109,19 @@ func scaleSetup(ctx context.Context, cfg ScaleConfig) (*scaleEnv, error) {
 	if err := scaleKeyspace(ctx, cfg); err != nil {
 		return nil, err
 	}
+	if err := e.open(ctx); err != nil {
+		e.close()
+		return nil, err
+	}
+	e.nodes = countNodes(ctx, e.base)
+	return e, nil
+}
+
+// open connects the three sessions (tsbucket reads, baseline reads with a
+// request counter, load), migrates the keyspace and opens the
+// repositories.
+func (e *scaleEnv) open(ctx context.Context) error {
+	cfg := e.cfg
 	open := func(c *counter) (*gocql.Session, error) {
 		cc, err := repo.SessionConfig{Hosts: cfg.Hosts, Datacenter: cfg.Datacenter, Keyspace: cfg.Keyspace, Timeout: 10 * time.Second}.ClusterConfig()
 		if err != nil {
@@ -119,22 +132,21 @@ func scaleSetup(ctx context.Context, cfg ScaleConfig) (*scaleEnv, error) {
 		}
 		return cc.CreateSession()
 	}
+	var err error
 	if e.ts, err = open(nil); err == nil {
 		if e.base, err = open(e.baseCount); err == nil {
 			e.load, err = open(nil)
 		}
 	}
 	if err != nil {
-		e.close()
-		return nil, fmt.Errorf("bench: connect: %w", err)
+		return fmt.Errorf("bench: connect: %w", err)
 	}
 	ms, err := schema.LoadMigrations(refmodel.Migrations())
 	if err == nil {
 		_, err = schema.Migrate(ctx, e.ts, cfg.Keyspace, ms)
 	}
 	if err != nil {
-		e.close()
-		return nil, fmt.Errorf("bench: migrate: %w", err)
+		return fmt.Errorf("bench: migrate: %w", err)
 	}
 	m, err := metrics.New(e.reg, metrics.Config{})
 	if err == nil {
@@ -143,19 +155,20 @@ func scaleSetup(ctx context.Context, cfg ScaleConfig) (*scaleEnv, error) {
 	if err == nil {
 		e.read, err = repo.New[refmodel.Message](e.ts, cfg.Keyspace, refmodel.ChatViews(), repo.Options{Metrics: m, NoCoalesce: true})
 	}
-	if err != nil {
-		e.close()
-		return nil, err
-	}
-	var peers []string
-	it := e.base.Query("SELECT peer FROM system.peers").WithContext(ctx).Iter()
+	return err
+}
+
+// countNodes is the number of nodes s's coordinator knows: itself and its
+// peers (1 when the peers cannot be read).
+func countNodes(ctx context.Context, s *gocql.Session) int {
+	n := 1
+	it := s.Query("SELECT peer FROM system.peers").WithContext(ctx).Iter()
 	var p string
 	for it.Scan(&p) {
-		peers = append(peers, p)
+		n++
 	}
 	_ = it.Close()
-	e.nodes = len(peers) + 1
-	return e, nil
+	return n
 }
 
 func scaleKeyspace(ctx context.Context, cfg ScaleConfig) error {
@@ -164,16 +177,11 @@ func scaleKeyspace(ctx context.Context, cfg ScaleConfig) error {
 		return err
 	}
 	defer admin.Close()
-	stmt, err := schema.Keyspace{Name: cfg.Keyspace, Replication: map[string]int{cfg.Datacenter: cfg.RF}}.CQL()
-	if err != nil {
-		return err
+	k := schema.Keyspace{Name: cfg.Keyspace, Replication: map[string]int{cfg.Datacenter: cfg.RF}}
+	if err := schema.CreateKeyspace(ctx, admin, k, schema.KeyspaceOptions{DropFirst: true}); err != nil {
+		return fmt.Errorf("bench: create keyspace %s: %w", cfg.Keyspace, err)
 	}
-	for _, q := range []string{"DROP KEYSPACE IF EXISTS " + schema.Quote(cfg.Keyspace), stmt} {
-		if err := admin.Query(q).WithContext(ctx).Exec(); err != nil {
-			return fmt.Errorf("bench: %s: %w", q, err)
-		}
-	}
-	return admin.AwaitSchemaAgreement(ctx)
+	return nil
 }
 
 func (e *scaleEnv) close() {
@@ -289,22 +297,47 @@ func (e *scaleEnv) message(r int, t time.Time) (refmodel.Message, error) {
 // times spread evenly over the data's span. It returns the DeleteFrac of
 // them chosen for deletion.
 func (e *scaleEnv) loadMessages(ctx context.Context, n int) ([]refmodel.Message, error) {
+	counts := e.zipfCounts(n)
+	chunks := make(chan []refmodel.Message, e.cfg.LoadCallers)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var firstErr error
+	var once sync.Once
+	fail := func(err error) { once.Do(func() { firstErr = err; cancel() }) }
+	wg := e.startLoaders(ctx, chunks, fail)
+	del, err := e.produceMessages(ctx, counts, n, chunks)
+	if err != nil {
+		fail(err)
+	}
+	close(chunks)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e.loaded += n
+	return del, nil
+}
+
+// zipfCounts spreads n messages over the channels, Zipf-distributed: a few
+// channels get most of them.
+func (e *scaleEnv) zipfCounts(n int) []int {
 	c := e.cfg
 	counts := make([]int, c.Channels)
 	z := rand.NewZipf(e.rng, c.ZipfS, 1, uint64(c.Channels-1))
 	for range n {
 		counts[z.Uint64()]++
 	}
-	from := refmodel.ChatScheme().Start(e.first)
-	span := c.Now().Add(-time.Second).Sub(from)
-	chunks := make(chan []refmodel.Message, c.LoadCallers)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	return counts
+}
+
+// startLoaders starts LoadCallers goroutines writing the chunks received,
+// each tried three times; a chunk that still fails goes to fail.
+func (e *scaleEnv) startLoaders(ctx context.Context, chunks <-chan []refmodel.Message, fail func(error)) *sync.WaitGroup {
 	var wg sync.WaitGroup
-	var firstErr error
-	var once sync.Once
-	fail := func(err error) { once.Do(func() { firstErr = err; cancel() }) }
-	for range c.LoadCallers {
+	for range e.cfg.LoadCallers {
 		wg.Go(func() {
 			for chunk := range chunks {
 				var err error
@@ -319,11 +352,21 @@ func (e *scaleEnv) loadMessages(ctx context.Context, n int) ([]refmodel.Message,
 			}
 		})
 	}
+	return &wg
+}
+
+// produceMessages makes counts[r] messages for each channel r, stamped at
+// random across the loaded span, and queues them on chunks LoadChunk at a
+// time, until done or ctx is. It returns the messages picked for deletion;
+// others may become victims of the background deletes.
+func (e *scaleEnv) produceMessages(ctx context.Context, counts []int, n int, chunks chan<- []refmodel.Message) ([]refmodel.Message, error) {
+	c := e.cfg
+	from := refmodel.ChatScheme().Start(e.first)
+	span := c.Now().Add(-time.Second).Sub(from)
 	var del []refmodel.Message
 	chunk := make([]refmodel.Message, 0, c.LoadChunk)
 	seen := e.loaded
 	start, lastLog := time.Now(), time.Now()
-produce:
 	for r, k := range counts {
 		if k > 0 {
 			e.channels[r] = true
@@ -331,46 +374,44 @@ produce:
 		for range k {
 			m, err := e.message(r, from.Add(time.Duration(e.rng.Int64N(int64(span)))))
 			if err != nil {
-				fail(err)
-				break produce
+				return nil, err
 			}
 			seen++
 			if e.rng.Float64() < c.DeleteFrac {
 				del = append(del, m)
-			} else if len(e.victims) < victimPool {
-				e.victims = append(e.victims, m)
-			} else if j := e.rng.IntN(seen); j < victimPool {
-				e.victims[j] = m
+			} else {
+				e.keepVictim(m, seen)
 			}
-			chunk = append(chunk, m)
-			if len(chunk) == c.LoadChunk {
-				select {
-				case chunks <- chunk:
-				case <-ctx.Done():
-					break produce
-				}
-				chunk = make([]refmodel.Message, 0, c.LoadChunk)
-				if time.Since(lastLog) > 30*time.Second {
-					lastLog = time.Now()
-					done := seen - e.loaded
-					e.logf("loading: %d of %d messages queued, %.0f/s", done, n, float64(done)/time.Since(start).Seconds())
-				}
+			if chunk = append(chunk, m); len(chunk) < c.LoadChunk {
+				continue
+			}
+			select {
+			case chunks <- chunk:
+			case <-ctx.Done():
+				return del, nil
+			}
+			chunk = make([]refmodel.Message, 0, c.LoadChunk)
+			if time.Since(lastLog) > 30*time.Second {
+				lastLog = time.Now()
+				done := seen - e.loaded
+				e.logf("loading: %d of %d messages queued, %.0f/s", done, n, float64(done)/time.Since(start).Seconds())
 			}
 		}
 	}
 	if len(chunk) > 0 && ctx.Err() == nil {
 		chunks <- chunk
 	}
-	close(chunks)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	e.loaded += n
 	return del, nil
+}
+
+// keepVictim keeps m, the seen-th message loaded, in the pool the
+// background deletes take from: a reservoir sample of victimPool messages.
+func (e *scaleEnv) keepVictim(m refmodel.Message, seen int) {
+	if len(e.victims) < victimPool {
+		e.victims = append(e.victims, m)
+	} else if j := e.rng.IntN(seen); j < victimPool {
+		e.victims[j] = m
+	}
 }
 
 // deleteAll deletes msgs through the repository, 16 at a time.
@@ -479,9 +520,29 @@ func newestFirst(items []refmodel.Message, limit int, last int64) error {
 // of an absent key, and a deep walk of the hottest key, must be the same
 // messages.
 func (e *scaleEnv) check(ctx context.Context) error {
-	keys := e.keySeq(e.cfg.Channels, 99)
+	checked, err := e.checkLatest(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := e.read.Latest(ctx, "messages_by_channel", repo.Key{absentChannelBase}, e.cfg.Page)
+	if err != nil {
+		return err
+	}
+	if len(p.Items) != 0 {
+		return fmt.Errorf("%w: absent key returned %d messages", errCheck, len(p.Items))
+	}
+	if err := e.checkDeep(ctx); err != nil {
+		return err
+	}
+	e.logf("checked %d keys, an absent key and %d deep pages: tsbucket and the baseline agree", checked, e.cfg.DeepPages)
+	return nil
+}
+
+// checkLatest compares the latest page of Check channels, tsbucket's and
+// the baseline's, and returns how many it compared.
+func (e *scaleEnv) checkLatest(ctx context.Context) (int, error) {
 	done := map[int]bool{}
-	for _, r := range keys {
+	for _, r := range e.keySeq(e.cfg.Channels, 99) {
 		if len(done) == e.cfg.Check {
 			break
 		}
@@ -492,24 +553,21 @@ func (e *scaleEnv) check(ctx context.Context) error {
 		ch := scaleChannelBase + int64(r)
 		p, err := e.read.Latest(ctx, "messages_by_channel", repo.Key{ch}, e.cfg.Page)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		h, err := e.handLatest(ctx, ch, e.cfg.Page)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := sameIDs(fmt.Sprintf("latest of channel rank %d", r), p.Items, h); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	p, err := e.read.Latest(ctx, "messages_by_channel", repo.Key{absentChannelBase}, e.cfg.Page)
-	if err != nil {
-		return err
-	}
-	if len(p.Items) != 0 {
-		return fmt.Errorf("%w: absent key returned %d messages", errCheck, len(p.Items))
-	}
-	// The hottest key, DeepPages pages deep.
+	return len(done), nil
+}
+
+// checkDeep compares the hottest channel's pages, DeepPages deep.
+func (e *scaleEnv) checkDeep(ctx context.Context) error {
 	b, err := refmodel.ChatScheme().Of(time.Now())
 	if err != nil {
 		return err
@@ -533,7 +591,6 @@ func (e *scaleEnv) check(ctx context.Context) error {
 		}
 		q.Cursor = p.Cursor
 	}
-	e.logf("checked %d keys, an absent key and %d deep pages: tsbucket and the baseline agree", len(done), e.cfg.DeepPages)
 	return nil
 }
 
@@ -725,41 +782,7 @@ func (e *scaleEnv) mixer(ctx context.Context) (stop func() (done, failed int64))
 	}
 	rng := rand.New(rand.NewPCG(e.cfg.Seed, uint64(e.loaded)))
 	z := rand.NewZipf(rng, e.cfg.ZipfS, 1, uint64(e.cfg.Channels-1))
-	wg.Go(func() {
-		defer close(jobs)
-		tick := time.NewTicker(time.Duration(float64(time.Second) / e.cfg.MixedRate))
-		defer tick.Stop()
-		for i := 0; ; i++ {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			var job func() error
-			if i%10 == 9 {
-				e.vmu.Lock()
-				if len(e.victims) > 0 {
-					m := e.victims[len(e.victims)-1]
-					e.victims = e.victims[:len(e.victims)-1]
-					job = func() error { return e.writer.Delete(ctx, &m) }
-				}
-				e.vmu.Unlock()
-			} else {
-				m, err := e.message(int(z.Uint64()), time.Now())
-				if err != nil {
-					continue
-				}
-				job = func() error { return e.writer.Put(ctx, &m) }
-			}
-			if job == nil {
-				continue
-			}
-			select {
-			case jobs <- job:
-			default: // the workers are behind: skip rather than queue
-			}
-		}
-	})
+	wg.Go(func() { e.feedMutations(ctx, jobs, z) })
 	return func() (int64, int64) {
 		cancel()
 		wg.Wait()
@@ -767,186 +790,49 @@ func (e *scaleEnv) mixer(ctx context.Context) (stop func() (done, failed int64))
 	}
 }
 
-// measure runs every read, tsbucket and baseline interleaved, with the
-// background mutations on.
-func (e *scaleEnv) measure(ctx context.Context) ([]ScaleRead, ScaleUsage, error) {
-	c := e.cfg
-	latestKeys := e.keySeq(c.Channels, 1)
-	deepKeys := e.keySeq(c.DeepKeys, 2)
-	off := 0 // each round starts the key sequences elsewhere, the same for both variants
-	key := func(seq []int, i int64) int64 { return scaleChannelBase + int64(seq[(off+int(i))%len(seq)]) }
-
-	tsLatest := func(ctx context.Context, _ int, i int64) (bool, error) {
-		p, err := e.read.Latest(ctx, "messages_by_channel", repo.Key{key(latestKeys, i)}, c.Page)
-		if err != nil {
-			return false, err
-		}
-		return len(p.Items) == 0, newestFirst(p.Items, c.Page, 0)
-	}
-	baseLatest := func(ctx context.Context, _ int, i int64) (bool, error) {
-		items, err := e.handLatest(ctx, key(latestKeys, i), c.Page)
-		if err != nil {
-			return false, err
-		}
-		return len(items) == 0, newestFirst(items, c.Page, 0)
-	}
-	absent := func(i int64) int64 { return absentChannelBase + 1 + int64(off)*1_000_000 + i }
-	tsAbsent := func(ctx context.Context, _ int, i int64) (bool, error) {
-		p, err := e.read.Latest(ctx, "messages_by_channel", repo.Key{absent(i)}, c.Page)
-		if err == nil && len(p.Items) > 0 {
-			err = fmt.Errorf("%w: absent key returned %d messages", errCheck, len(p.Items))
-		}
-		return true, err
-	}
-	baseAbsent := func(ctx context.Context, _ int, i int64) (bool, error) {
-		items, err := e.handLatest(ctx, absent(i), c.Page)
-		if err == nil && len(items) > 0 {
-			err = fmt.Errorf("%w: absent key returned %d messages", errCheck, len(items))
-		}
-		return true, err
-	}
-	// Deep walks: each caller pages one key back DeepPages pages, then takes
-	// the next key; one op is one page.
-	type walk struct {
-		ch     int64
-		pages  int
-		cursor string
-		hand   *handCursor
-		last   int64
-		n      int64
-	}
-	tsWalks, baseWalks := make([]walk, c.Callers), make([]walk, c.Callers)
-	nextWalk := func(ws []walk, w int) *walk {
-		wk := &ws[w]
-		if wk.ch == 0 || wk.pages >= c.DeepPages {
-			b, _ := refmodel.ChatScheme().Of(time.Now())
-			*wk = walk{ch: key(deepKeys, int64(w)*1000+wk.n), hand: &handCursor{bucket: b, last: -1}, n: wk.n + 1}
-		}
-		return wk
-	}
-	tsDeep := func(ctx context.Context, w int, _ int64) (bool, error) {
-		wk := nextWalk(tsWalks, w)
-		p, err := e.read.Read(ctx, repo.Query{View: "messages_by_channel", Key: repo.Key{wk.ch}, Limit: c.Page, Cursor: wk.cursor})
-		if err != nil {
-			return false, err
-		}
-		if err := newestFirst(p.Items, c.Page, wk.last); err != nil {
-			return false, err
-		}
-		wk.pages++
-		if wk.cursor = p.Cursor; p.Cursor == "" {
-			wk.pages = c.DeepPages
-		}
-		if len(p.Items) > 0 {
-			wk.last = p.Items[len(p.Items)-1].MessageID
-		}
-		return len(p.Items) == 0, nil
-	}
-	baseDeep := func(ctx context.Context, w int, _ int64) (bool, error) {
-		wk := nextWalk(baseWalks, w)
-		items, err := e.handPage(ctx, wk.ch, wk.hand, c.Page)
-		if err != nil {
-			return false, err
-		}
-		if err := newestFirst(items, c.Page, wk.last); err != nil {
-			return false, err
-		}
-		wk.pages++
-		if len(items) < c.Page {
-			wk.pages = c.DeepPages
-		}
-		if len(items) > 0 {
-			wk.last = items[len(items)-1].MessageID
-		}
-		return len(items) == 0, nil
-	}
-
-	type read struct {
-		id, title, unit string
-		ts, base        scaleOp
-		tTS, tBase      *scaleTally
-	}
-	reads := []*read{
-		{id: "latest", title: fmt.Sprintf("latest %d, Zipf-picked channel", c.Page), unit: "one newest page", ts: tsLatest, base: baseLatest},
-		{id: "deep", title: fmt.Sprintf("deep paging by cursor, %d pages", c.DeepPages), unit: "one page", ts: tsDeep, base: baseDeep},
-		{id: "absent", title: "never-written channel", unit: "one (empty) newest page", ts: tsAbsent, base: baseAbsent},
-	}
-	for _, r := range reads {
-		r.tTS = &scaleTally{name: nameTS, queries: e.tsQueries}
-		r.tBase = &scaleTally{name: nameBaseline, baseline: true, queries: e.baseCount.load}
-	}
-	// Unmeasured warm-up: prepares the statements.
-	for _, r := range reads {
-		for _, op := range []scaleOp{r.ts, r.base} {
-			if _, err := op(ctx, 0, 1<<40); err != nil {
-				return nil, ScaleUsage{}, err
-			}
-		}
-	}
-	for i := range tsWalks {
-		tsWalks[i], baseWalks[i] = walk{}, walk{}
-	}
-	stop := e.mixer(ctx)
-	var bg sums
-	idle := func() error {
-		a := e.snap(nil)
+// feedMutations sends jobs MixedRate mutations a second until ctx is done,
+// then closes it. A mutation the workers are too far behind for is skipped
+// rather than queued: the rate is an upper bound, not a backlog.
+func (e *scaleEnv) feedMutations(ctx context.Context, jobs chan<- func() error, z *rand.Zipf) {
+	defer close(jobs)
+	tick := time.NewTicker(time.Duration(float64(time.Second) / e.cfg.MixedRate))
+	defer tick.Stop()
+	for i := 0; ; i++ {
 		select {
-		case <-time.After(c.Block):
 		case <-ctx.Done():
-			return ctx.Err()
+			return
+		case <-tick.C:
 		}
-		bg.add(a, e.snap(nil), 0, 0, 0)
+		job := e.mutation(ctx, i, z)
+		if job == nil {
+			continue
+		}
+		select {
+		case jobs <- job:
+		default: // the workers are behind: skip rather than queue
+		}
+	}
+}
+
+// mutation is the i-th background mutation: every tenth the delete of a
+// loaded message (nil when none is left), the others the put of a new
+// message to a Zipf-picked channel (nil if it cannot be made).
+func (e *scaleEnv) mutation(ctx context.Context, i int, z *rand.Zipf) func() error {
+	if i%10 == 9 {
+		e.vmu.Lock()
+		defer e.vmu.Unlock()
+		if len(e.victims) == 0 {
+			return nil
+		}
+		m := e.victims[len(e.victims)-1]
+		e.victims = e.victims[:len(e.victims)-1]
+		return func() error { return e.writer.Delete(ctx, &m) }
+	}
+	m, err := e.message(int(z.Uint64()), time.Now())
+	if err != nil {
 		return nil
 	}
-	fns := []func() error{idle}
-	for _, r := range reads {
-		fns = append(fns,
-			func() error { return e.closedLoop(ctx, r.tTS, r.ts) },
-			func() error { return e.closedLoop(ctx, r.tBase, r.base) })
-	}
-	var err error
-rounds:
-	for round := range c.Rounds {
-		off = round * 7919
-		for k := range fns {
-			if round%2 == 1 { // ABBA: drift weighs on every variant alike
-				k = len(fns) - 1 - k
-			}
-			if err = fns[k](); err != nil {
-				break rounds
-			}
-		}
-	}
-	done, failed := stop()
-	if err != nil {
-		return nil, ScaleUsage{}, err
-	}
-	e.logf("background: %d mutations, %d failed", done, failed)
-	var out []ScaleRead
-	var all sums
-	for _, r := range reads {
-		out = append(out, ScaleRead{ID: r.id, Title: r.title, Unit: r.unit, Variants: []ScaleVariant{r.tTS.variant(bg), r.tBase.variant(bg)}})
-		for _, t := range []*scaleTally{r.tTS, r.tBase} {
-			s := t.sums
-			all.wall += s.wall
-			all.client += s.client
-			all.node += s.node
-			all.busy += s.busy
-			all.iowait += s.iowait
-			all.diskB += s.diskB
-			all.gcs += s.gcs
-		}
-	}
-	u := ScaleUsage{CPUs: runtime.NumCPU()}
-	if w := all.wall.Seconds(); w > 0 {
-		u.MachineCores = round3(all.busy / w)
-		u.NodeCores = round3(all.node / w)
-		u.ClientCores = round3(all.client / w)
-		u.IOWaitCores = round3(all.iowait / w)
-		u.NodeDiskMiBps = round3(all.diskB / w / (1 << 20))
-		u.ClientGCps = round3(all.gcs / w)
-	}
-	return out, u, nil
+	return func() error { return e.writer.Put(ctx, &m) }
 }
 
 // bottleneck says, from where the CPU went while reading, what limited the

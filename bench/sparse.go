@@ -86,6 +86,11 @@ func (e *env) sparse(ctx context.Context) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, err
 	}
+	return sparseScenario(c, limit, ts, bl), nil
+}
+
+// sparseScenario reports the sparse scenario's variants and its targets.
+func sparseScenario(c Config, limit int, ts, bl *tally) Scenario {
 	s := Scenario{
 		ID: "sparse", Title: fmt.Sprintf("Sparse key (1 item every %d buckets), latest %d", c.SparseEvery, limit),
 		Mode:     fmt.Sprintf("closed loop, one caller; per round %d tsbucket reads and one naive walk", c.SparseReads),
@@ -98,5 +103,5 @@ func (e *env) sparse(ctx context.Context) (Scenario, error) {
 		atLeast("lower p50 than the naive walk", ratio(b.Latency.P50, t.Latency.P50), 5, "x"),
 	}
 	s.Notes = []string{fmt.Sprintf("The naive walk's percentiles rest on %d samples (one walk per round).", b.Ops)}
-	return s, nil
+	return s
 }

@@ -154,43 +154,13 @@ func firstError(errs []error) error {
 func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
 	c := e.cfg
 	w := &writer{e: e, g: g}
-	put := func(ctx context.Context, _ int) error {
-		m, err := w.message(0)
-		if err != nil {
-			return err
-		}
-		return e.chat.Put(ctx, &m)
-	}
+	put := w.eachMessage(func(ctx context.Context, m refmodel.Message) error { return e.chat.Put(ctx, &m) })
 	// The same Put without metrics, on the counted session: what the
 	// instrumentation costs.
-	putBare := func(ctx context.Context, _ int) error {
-		m, err := w.message(0)
-		if err != nil {
-			return err
-		}
-		return e.chatBare.Put(ctx, &m)
-	}
-	putBase := func(ctx context.Context, _ int) error {
-		m, err := w.message(0)
-		if err != nil {
-			return err
-		}
-		return e.putBaseline(ctx, m)
-	}
-	many := func(ctx context.Context, _ int) error {
-		ms, err := w.batch()
-		if err != nil {
-			return err
-		}
-		return e.chat.PutMany(ctx, ms)
-	}
-	manyBase := func(ctx context.Context, _ int) error {
-		ms, err := w.batch()
-		if err != nil {
-			return err
-		}
-		return e.bulkBaseline(ctx, ms)
-	}
+	putBare := w.eachMessage(func(ctx context.Context, m refmodel.Message) error { return e.chatBare.Put(ctx, &m) })
+	putBase := w.eachMessage(e.putBaseline)
+	many := w.eachBatch(func(ctx context.Context, ms []refmodel.Message) error { return e.chat.PutMany(ctx, ms) })
+	manyBase := w.eachBatch(e.bulkBaseline)
 	// Warm up: the presence entries of every key written below, which
 	// tsbucket writes once per (key, bucket) per process (a cost a running
 	// service has long paid), then the prepared statements of each side.
@@ -214,6 +184,28 @@ func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
 	}
 	bulk.Notes = []string{fmt.Sprintf("Latency is per call of %d messages; throughput and per-op figures are per message.", c.BatchItems)}
 	return []Scenario{single, bulk}, nil
+}
+
+// eachMessage is an operation that writes one new message with put.
+func (w *writer) eachMessage(put func(context.Context, refmodel.Message) error) func(context.Context, int) error {
+	return func(ctx context.Context, _ int) error {
+		m, err := w.message(0)
+		if err != nil {
+			return err
+		}
+		return put(ctx, m)
+	}
+}
+
+// eachBatch is an operation that writes one new batch with putMany.
+func (w *writer) eachBatch(putMany func(context.Context, []refmodel.Message) error) func(context.Context, int) error {
+	return func(ctx context.Context, _ int) error {
+		ms, err := w.batch()
+		if err != nil {
+			return err
+		}
+		return putMany(ctx, ms)
+	}
 }
 
 // measured is a variant of a write scenario and its operation.

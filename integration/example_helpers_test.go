@@ -8,6 +8,7 @@ import (
 
 	"github.com/tsbucket/tsbucket/internal/provision"
 	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 var exampleSeq int
@@ -22,11 +23,9 @@ func exampleKeyspace(ctx context.Context) (string, *gocql.Session, func()) {
 	if err != nil {
 		panic(err)
 	}
-	stmt := fmt.Sprintf(`CREATE KEYSPACE %s WITH replication = {'class': 'NetworkTopologyStrategy', '%s': 1}`, ks, shared.Datacenter)
-	if shared.Source == provision.SourceScylla {
-		stmt += ` AND tablets = {'enabled': false}` // see newKeyspaceRF
-	}
-	if err := admin.Query(stmt).WithContext(ctx).Exec(); err != nil {
+	k := schema.Keyspace{Name: ks, Replication: map[string]int{shared.Datacenter: 1},
+		NoTablets: shared.Source == provision.SourceScylla} // see newKeyspaceRF
+	if err := schema.CreateKeyspace(ctx, admin, k, schema.KeyspaceOptions{}); err != nil {
 		panic(err)
 	}
 	cfg.Keyspace = ks

@@ -15,6 +15,7 @@ import (
 	"github.com/tsbucket/tsbucket/internal/localcluster"
 	"github.com/tsbucket/tsbucket/internal/provision"
 	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 // Settings of the local node that the tests rely on: a low tombstone warning
@@ -134,13 +135,10 @@ func newKeyspaceRF(t testing.TB, rf int) string {
 	c := cluster(t)
 	name := keyspaceName(t.Name())
 	admin := connect(t, "")
-	stmt := fmt.Sprintf(`CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'NetworkTopologyStrategy', '%s': %d}`, name, c.Datacenter, rf)
-	if c.Source == provision.SourceScylla {
-		// ScyllaDB 6 gives new keyspaces tablets, which do not support the
-		// lightweight transactions repo.Open uses to record view schemes.
-		stmt += ` AND tablets = {'enabled': false}`
-	}
-	if err := admin.Query(stmt).Exec(); err != nil {
+	// ScyllaDB 6 gives new keyspaces tablets, which do not support the
+	// lightweight transactions repo.Open uses to record view schemes.
+	k := schema.Keyspace{Name: name, Replication: map[string]int{c.Datacenter: rf}, NoTablets: c.Source == provision.SourceScylla}
+	if err := schema.CreateKeyspace(context.Background(), admin, k, schema.KeyspaceOptions{}); err != nil {
 		t.Fatalf("create keyspace %s: %v", name, err)
 	}
 	t.Cleanup(func() {

@@ -37,7 +37,10 @@ func Apply(ctx context.Context, s *gocql.Session, k Keyspace, views []View) erro
 		}
 		return fmt.Errorf("%w: lint: %s", ErrBadView, strings.Join(msgs, "; "))
 	}
-	for _, stmt := range append([]string{ksCQL}, stmts...) {
+	if err := CreateKeyspace(ctx, s, k, KeyspaceOptions{}); err != nil {
+		return fmt.Errorf("apply %s: %w", firstLine(ksCQL), err)
+	}
+	for _, stmt := range stmts {
 		if err := execDDL(ctx, s, stmt); err != nil {
 			return fmt.Errorf("apply %s: %w", firstLine(stmt), err)
 		}

@@ -167,25 +167,36 @@ func Rebucket(ctx context.Context, s *gocql.Session, keyspace, view string, from
 	if opts.DryRun {
 		return p, nil
 	}
+	if err := recordScheme(ctx, s, keyspace, view, v, revision, p.Scheme); err != nil {
+		return p, err
+	}
+	p.Applied = true
+	return p, nil
+}
+
+// recordScheme writes the new scheme history next of view, registered as v
+// at revision, to MetadataTable with a lightweight transaction conditioned
+// on the scheme and revision read, so that of two changes racing only one
+// applies.
+func recordScheme(ctx context.Context, s *gocql.Session, keyspace, view string, v View, revision int, next bucket.Scheme) error {
 	changed := v
-	changed.Scheme = p.Scheme
+	changed.Scheme = next
 	def, err := encodeDefinition(changed)
 	if err != nil {
-		return p, err
+		return err
 	}
 	update := fmt.Sprintf(`UPDATE %s SET "scheme" = ?, "definition" = ?, "revision" = ?, "updated_at" = toTimestamp(now()) WHERE "view" = ? IF "scheme" = ? AND "revision" = ?`,
 		qualified(keyspace, MetadataTable))
 	row := map[string]any{}
-	applied, err := lwt(ctx, s, update, p.Scheme.String(), def, revision+1, view, v.Scheme.String(), revision).MapScanCAS(row)
+	applied, err := lwt(ctx, s, update, next.String(), def, revision+1, view, v.Scheme.String(), revision).MapScanCAS(row)
 	if err != nil {
-		return p, fmt.Errorf("record the scheme change of view %q: %w", view, err)
+		return fmt.Errorf("record the scheme change of view %q: %w", view, err)
 	}
 	if !applied {
-		return p, fmt.Errorf("%w: view %s changed while the change was checked (now scheme %v, revision %v): check again",
+		return fmt.Errorf("%w: view %s changed while the change was checked (now scheme %v, revision %v): check again",
 			ErrBadRebucket, view, row["scheme"], row["revision"])
 	}
-	p.Applied = true
-	return p, nil
+	return nil
 }
 
 // registeredView reads one registered view and its definition revision.

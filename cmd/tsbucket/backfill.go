@@ -26,7 +26,7 @@ type backfillFlags struct {
 // runBackfill fills views added to a populated keyspace from a base view:
 // every key its presence index holds, each repaired into the targets with
 // the base rows' original write times and remaining TTLs (repo.Repair).
-func runBackfill(ctx context.Context, args []string, e env) int {
+func runBackfill(ctx context.Context, args []string, e env) error {
 	var f backfillFlags
 	fs := newFlags("backfill", "backfill --hosts H --base VIEW --targets V[,V...] [--after-token T] [--keys-per-second N] [flags]", e)
 	f.cluster.register(fs, e)
@@ -35,11 +35,11 @@ func runBackfill(ctx context.Context, args []string, e env) int {
 	fs.Int64Var(&f.afterToken, "after-token", math.MinInt64, "resume after this partition token (printed with the progress)")
 	fs.Float64Var(&f.keysPerSec, "keys-per-second", 0, "most keys backfilled per second; 0 for no limit")
 	fs.DurationVar(&f.progress, "progress", 10*time.Second, "how often to print progress")
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	if err := f.validate(); err != nil {
-		return fail(e, "backfill", err)
+		return err
 	}
 	sum, err := backfill(ctx, f, e.stdout)
 	fmt.Fprintln(e.stdout, sum.String())
@@ -47,9 +47,9 @@ func runBackfill(ctx context.Context, args []string, e env) int {
 		if sum.keys > 0 || sum.lastToken != math.MinInt64 {
 			fmt.Fprintf(e.stderr, "tsbucket backfill: resume with --after-token %d\n", sum.lastToken)
 		}
-		return fail(e, "backfill", err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 func (f backfillFlags) validate() error {

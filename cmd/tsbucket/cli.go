@@ -41,10 +41,11 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// command is one subcommand.
+// command is one subcommand. It returns what went wrong, if anything, and
+// leaves telling the user and picking the exit code to run (exitCode).
 type command struct {
 	name, summary string
-	run           func(ctx context.Context, args []string, e env) int
+	run           func(ctx context.Context, args []string, e env) error
 }
 
 func commands() []command {
@@ -73,7 +74,7 @@ func run(ctx context.Context, args []string, e env) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(ctx, args[1:], e)
+			return exitCode(e, failed(c.name, c.run(ctx, args[1:], e)))
 		}
 	}
 	fmt.Fprintf(e.stderr, "tsbucket: unknown command %q\n\n", args[0])
@@ -101,7 +102,8 @@ func runHelp(ctx context.Context, args []string, e env) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(ctx, []string{"-h"}, env{stdout: e.stdout, stderr: e.stdout, getenv: e.getenv, terminal: e.terminal})
+			help := env{stdout: e.stdout, stderr: e.stdout, getenv: e.getenv, terminal: e.terminal}
+			return exitCode(help, failed(c.name, c.run(ctx, []string{"-h"}, help)))
 		}
 	}
 	fmt.Fprintf(e.stderr, "tsbucket help: unknown command %q\n", args[0])
@@ -127,34 +129,85 @@ func newFlags(name, synopsis string, e env) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args and refuses positional arguments. done is true when the
-// command should return code at once (help asked, or a bad flag).
-func parse(fs *flag.FlagSet, args []string) (code int, done bool) {
+// reportedError is an outcome the user has been told of already: the flag
+// package printed a bad flag and the usage, help was asked for, or the
+// command printed its own usage. Only its exit code is left to give.
+type reportedError struct{ code int }
+
+func (r reportedError) Error() string { return fmt.Sprintf("exit status %d", r.code) }
+
+var (
+	// errHelpShown: the usage was asked for and printed; exit 0.
+	errHelpShown = reportedError{exitOK}
+	// errUsageShown: a usage error was printed with the usage; exit 2.
+	errUsageShown = reportedError{exitUsage}
+)
+
+// parse parses args and refuses positional arguments. A non-nil error means
+// the command should return it at once: it is errHelpShown or
+// errUsageShown, the flag package having printed what there was to say.
+func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, true
+			return errHelpShown
 		}
-		return exitUsage, true // the flag package has printed the error and usage
+		return errUsageShown // the flag package has printed the error and usage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		fs.Usage()
-		return exitUsage, true
+		return errUsageShown
 	}
-	return exitOK, false
+	return nil
 }
 
-// fail prints err for command name and returns its exit code: 2 for usage
-// errors, 1 otherwise.
-func fail(e env, name string, err error) int {
+// commandError is the failure of one command, told to the user as
+// "tsbucket <command>: <err>".
+type commandError struct {
+	command string // "read", or a command and its subcommand: "schema apply"
+	err     error
+}
+
+func (c *commandError) Error() string { return "tsbucket " + c.command + ": " + message(c.err) }
+func (c *commandError) Unwrap() error { return c.err }
+
+// failed names the command err comes from. nil stays nil, and an error told
+// already or named already (by a subcommand, whose name is the longer one)
+// is returned as it is.
+func failed(command string, err error) error {
+	var named *commandError
+	var reported reportedError
+	if err == nil || errors.As(err, &named) || errors.As(err, &reported) {
+		return err
+	}
+	return &commandError{command: command, err: err}
+}
+
+// exitCode is the one place a command's error is printed and its exit code
+// picked: 0 for nil, 2 for a usage error (errUsage), 1 otherwise; an
+// outcome told already (reportedError) is not printed again.
+func exitCode(e env, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var reported reportedError
+	if errors.As(err, &reported) {
+		return reported.code
+	}
+	fmt.Fprintln(e.stderr, err.Error())
+	if errors.Is(err, errUsage) {
+		return exitUsage
+	}
+	return exitFail
+}
+
+// message is err's text, less the "usage: " errUsage puts before it.
+func message(err error) string {
 	msg := err.Error()
 	if errors.Is(err, errUsage) {
 		msg = strings.TrimPrefix(msg, errUsage.Error()+": ")
-		fmt.Fprintf(e.stderr, "tsbucket %s: %s\n", name, msg)
-		return exitUsage
 	}
-	fmt.Fprintf(e.stderr, "tsbucket %s: %s\n", name, msg)
-	return exitFail
+	return msg
 }
 
 // splitList splits a comma-separated flag value, dropping blanks.

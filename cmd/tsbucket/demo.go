@@ -79,35 +79,13 @@ func (f *demoFlags) config(e env) (demo.Config, error) {
 	if err := f.checkPositive(); err != nil {
 		return c, err
 	}
-	// On the command line 0 means none; in demo.Config zero means default.
-	for _, p := range []*float64{&c.ChatRate, &c.IoTRate, &c.LatestRate, &c.AuthorRate, &c.PageRate,
-		&c.SensorRate, &c.RangeRate, &c.DeleteRate, &c.FaultRate} {
-		if *p == 0 {
-			*p = -1
-		}
-	}
-	for _, p := range []*int{&c.SeedMessages, &c.SeedReadings, &c.Purge} {
-		if *p == 0 {
-			*p = -1
-		}
-	}
+	zeroMeansNone(&c)
 	if c.Seed == 0 {
 		c.Seed = uint64(time.Now().UnixNano())
 	}
-	switch f.progress {
-	case "auto":
-		c.Progress = demo.ProgressLines
-		if e.terminal(e.stderr) {
-			c.Progress = demo.ProgressTerminal
-		}
-	case "terminal":
-		c.Progress = demo.ProgressTerminal
-	case "lines":
-		c.Progress = demo.ProgressLines
-	case "none":
-		c.Progress = demo.ProgressNone
-	default:
-		return c, usageErr("--progress %q: want auto, terminal, lines or none", f.progress)
+	var err error
+	if c.Progress, err = progressMode(f.progress, e); err != nil {
+		return c, err
 	}
 	// Hosts are checked after provisioning; check the rest before starting anything.
 	probe := c
@@ -121,20 +99,55 @@ func (f *demoFlags) config(e env) (demo.Config, error) {
 	return c, nil
 }
 
-func runDemo(ctx context.Context, args []string, e env) int {
+// zeroMeansNone turns the rates and counts given as 0 into -1: on the
+// command line 0 means none, in demo.Config zero means the default.
+func zeroMeansNone(c *demo.Config) {
+	for _, p := range []*float64{&c.ChatRate, &c.IoTRate, &c.LatestRate, &c.AuthorRate, &c.PageRate,
+		&c.SensorRate, &c.RangeRate, &c.DeleteRate, &c.FaultRate} {
+		if *p == 0 {
+			*p = -1
+		}
+	}
+	for _, p := range []*int{&c.SeedMessages, &c.SeedReadings, &c.Purge} {
+		if *p == 0 {
+			*p = -1
+		}
+	}
+}
+
+// progressMode reads --progress; auto is a status line on a terminal, plain
+// lines otherwise.
+func progressMode(flagValue string, e env) (demo.Progress, error) {
+	switch flagValue {
+	case "auto":
+		if e.terminal(e.stderr) {
+			return demo.ProgressTerminal, nil
+		}
+		return demo.ProgressLines, nil
+	case "terminal":
+		return demo.ProgressTerminal, nil
+	case "lines":
+		return demo.ProgressLines, nil
+	case "none":
+		return demo.ProgressNone, nil
+	}
+	return demo.ProgressLines, usageErr("--progress %q: want auto, terminal, lines or none", flagValue)
+}
+
+func runDemo(ctx context.Context, args []string, e env) error {
 	var f demoFlags
 	fs := newFlags("demo", "demo [flags]", e)
 	f.register(fs, e)
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	cfg, err := f.config(e)
 	if err != nil {
-		return fail(e, "demo", err)
+		return err
 	}
 	cl, err := f.provision(ctx, e)
 	if err != nil {
-		return fail(e, "demo", err)
+		return err
 	}
 	defer func() {
 		if err := cl.Close(); err != nil {
@@ -144,7 +157,7 @@ func runDemo(ctx context.Context, args []string, e env) int {
 	cfg.Hosts, cfg.Datacenter, cfg.AddressMap = cl.Hosts, cl.Datacenter, cl.AddressMap
 	sum, err := demo.Run(ctx, cfg, e.stderr)
 	if err != nil {
-		return fail(e, "demo", err)
+		return err
 	}
 	if f.json {
 		enc := json.NewEncoder(e.stdout)
@@ -154,9 +167,9 @@ func runDemo(ctx context.Context, args []string, e env) int {
 		err = sum.WriteTable(e.stdout)
 	}
 	if err != nil {
-		return fail(e, "demo", err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 // checkPositive refuses zero and negative counts and durations: in

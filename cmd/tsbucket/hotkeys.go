@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -14,67 +15,95 @@ import (
 	"github.com/tsbucket/tsbucket/schema"
 )
 
+// hotKeysFlags are the flags of tsbucket hotkeys.
+type hotKeysFlags struct {
+	cluster           clusterFlags
+	view, key, reason string
+	lead              time.Duration
+	fleet             schema.Fleet
+}
+
+func (f *hotKeysFlags) register(fs *flag.FlagSet, e env) {
+	f.cluster.register(fs, e)
+	fs.StringVar(&f.view, "view", "", "registered view with per-key shards (required)")
+	fs.StringVar(&f.key, "promote", "", "key to promote to the view's shards (comma-separated values of the key columns; %2C is a comma inside a value)")
+	fs.StringVar(&f.reason, "reason", "promoted by tsbucket hotkeys", "why, recorded with the promotion")
+	fs.DurationVar(&f.lead, "lead", schema.DefaultLead, "how far ahead the promotion takes effect: at least the repositories' Options.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
+	registerFleet(fs, &f.fleet)
+}
+
+// validate checks the flags before anything is sent: usage errors.
+func (f hotKeysFlags) validate() error {
+	if err := f.cluster.validate(true); err != nil {
+		return err
+	}
+	if f.view == "" {
+		return usageErr("--view is required")
+	}
+	if err := f.fleet.CheckLead(f.lead); err != nil {
+		return usageErr("--lead: %v", err)
+	}
+	return nil
+}
+
 // runHotKeys lists the promoted keys of a per-key sharded view, or promotes
 // one.
-func runHotKeys(ctx context.Context, args []string, e env) int {
-	var c clusterFlags
-	var view, key, reason string
-	var lead time.Duration
-	var fleet schema.Fleet
+func runHotKeys(ctx context.Context, args []string, e env) error {
+	var f hotKeysFlags
 	fs := newFlags("hotkeys", "hotkeys --hosts H --keyspace K --view V [--promote KEY [--reason R] [--lead D]]", e)
-	c.register(fs, e)
-	fs.StringVar(&view, "view", "", "registered view with per-key shards (required)")
-	fs.StringVar(&key, "promote", "", "key to promote to the view's shards (comma-separated values of the key columns; %2C is a comma inside a value)")
-	fs.StringVar(&reason, "reason", "promoted by tsbucket hotkeys", "why, recorded with the promotion")
-	fs.DurationVar(&lead, "lead", schema.DefaultLead, "how far ahead the promotion takes effect: at least the repositories' Options.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
-	registerFleet(fs, &fleet)
-	if code, done := parse(fs, args); done {
-		return code
+	f.register(fs, e)
+	if err := parse(fs, args); err != nil {
+		return err
 	}
-	err := c.validate(true)
-	if err == nil && view == "" {
-		err = usageErr("--view is required")
+	if err := f.validate(); err != nil {
+		return err
 	}
-	if err == nil {
-		if lerr := fleet.CheckLead(lead); lerr != nil {
-			err = usageErr("--lead: %v", lerr)
-		}
-	}
+	s, err := f.cluster.session("")
 	if err != nil {
-		return fail(e, "hotkeys", err)
-	}
-	s, err := c.session("")
-	if err != nil {
-		return fail(e, "hotkeys", err)
+		return err
 	}
 	defer s.Close()
-	views, err := registeredViews(ctx, s, c.keyspace)
+	return hotKeys(ctx, s, f, e.stdout)
+}
+
+// hotKeys promotes --promote's key, if given, then lists the view's
+// promoted keys.
+func hotKeys(ctx context.Context, s *gocql.Session, f hotKeysFlags, w io.Writer) error {
+	ks := f.cluster.keyspace
+	views, err := registeredViews(ctx, s, ks)
 	if err != nil {
-		return fail(e, "hotkeys", err)
+		return err
 	}
-	v, err := findView(views, "--view", view, "keyspace "+c.keyspace)
+	v, err := findView(views, "--view", f.view, "keyspace "+ks)
 	if err != nil {
-		return fail(e, "hotkeys", err)
+		return err
 	}
 	if !v.PerKeyShards {
-		return fail(e, "hotkeys", usageErr("--view %s shards every key (or none): per_key_shards is off", v.Name))
+		return usageErr("--view %s shards every key (or none): per_key_shards is off", v.Name)
 	}
-	promos, err := schema.Promotions(ctx, s, c.keyspace, v.Name)
+	promos, err := promotions(ctx, s, ks, v)
 	if err != nil {
-		return fail(e, "hotkeys", err)
+		return err
 	}
-	promos = repo.CanonicalPromotions(promos, len(v.Key))
-	if key != "" {
-		if err := promoteKey(ctx, s, c.keyspace, v, key, reason, lead, promos, e.stdout); err != nil {
-			return fail(e, "hotkeys", err)
+	if f.key != "" {
+		if err := promoteKey(ctx, s, ks, v, f.key, f.reason, f.lead, promos, w); err != nil {
+			return err
 		}
-		if promos, err = schema.Promotions(ctx, s, c.keyspace, v.Name); err != nil {
-			return fail(e, "hotkeys", err)
+		if promos, err = promotions(ctx, s, ks, v); err != nil {
+			return err
 		}
-		promos = repo.CanonicalPromotions(promos, len(v.Key))
 	}
-	writePromotions(e.stdout, v, promos)
-	return exitOK
+	writePromotions(w, v, promos)
+	return nil
+}
+
+// promotions reads the promoted keys of v by their canonical text form.
+func promotions(ctx context.Context, s *gocql.Session, ks string, v schema.View) (map[string]schema.Promotion, error) {
+	promos, err := schema.Promotions(ctx, s, ks, v.Name)
+	if err != nil {
+		return nil, err
+	}
+	return repo.CanonicalPromotions(promos, len(v.Key)), nil
 }
 
 // promoteKey records the promotion of the key with text keyText, unless

@@ -24,7 +24,7 @@ type inspectFlags struct {
 	maxBuckets int
 }
 
-func runInspect(ctx context.Context, args []string, e env) int {
+func runInspect(ctx context.Context, args []string, e env) error {
 	var f inspectFlags
 	fs := newFlags("inspect", "inspect --hosts H (--view V --key K | --table T) [flags]", e)
 	f.cluster.register(fs, e)
@@ -32,11 +32,11 @@ func runInspect(ctx context.Context, args []string, e env) int {
 	fs.StringVar(&f.key, "key", "", "the view's key; comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")
 	fs.StringVar(&f.table, "table", "", "table whose server-side partition size estimates to show")
 	fs.IntVar(&f.maxBuckets, "max-buckets", 1000, "most buckets to list, newest first")
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	if err := f.validate(); err != nil {
-		return fail(e, "inspect", err)
+		return err
 	}
 	var err error
 	if f.table != "" {
@@ -45,9 +45,9 @@ func runInspect(ctx context.Context, args []string, e env) int {
 		err = inspectKey(ctx, f, e.stdout)
 	}
 	if err != nil {
-		return fail(e, "inspect", err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 func (f inspectFlags) validate() error {

@@ -100,12 +100,16 @@ func fmtWidth(d time.Duration) string {
 	return d.String()
 }
 
-func runPlan(ctx context.Context, args []string, e env) int {
-	var in bucket.PlanInput
-	var asJSON bool
-	var viewsPath, viewName string
-	var c clusterFlags
-	fs := newFlags("plan", "plan --rate ROWS_PER_S --row-bytes BYTES [--views FILE --view V | --hosts H --keyspace K --view V] [flags]", e)
+// planFlags are the flags of tsbucket plan.
+type planFlags struct {
+	in                  bucket.PlanInput
+	asJSON              bool
+	viewsPath, viewName string
+	cluster             clusterFlags
+}
+
+func (f *planFlags) register(fs *flag.FlagSet, e env) {
+	in := &f.in
 	fs.Float64Var(&in.PeakWritesPerSecond, "rate", 0, "peak rows per second written to the busiest key (required)")
 	fs.IntVar(&in.AvgRowBytes, "row-bytes", 0, "average row size in bytes (required)")
 	fs.Var(durationFlag{&in.Retention}, "retention", "TTL of the rows, e.g. 30d or 720h; 0 keeps them forever")
@@ -114,58 +118,77 @@ func runPlan(ctx context.Context, args []string, e env) int {
 	fs.IntVar(&in.ReadSize, "read-size", bucket.DefaultReadSize, "rows of a \"latest N\" read")
 	fs.Float64Var(&in.MaxFill, "max-fill", bucket.DefaultMaxFill, "most of each limit a recommended partition may fill at the peak rate, in (0, 1]: room for the key to grow (1: the widest width that fits)")
 	fs.Var(durationsFlag{&in.Candidates}, "candidates", "comma-separated widths to consider, whole minutes (default 1m,5m,10m,15m,30m,1h,6h,12h,1d,7d,10d,30d)")
-	fs.BoolVar(&asJSON, "json", false, "print the plan as JSON")
-	fs.StringVar(&viewsPath, "views", "", "views file holding --view")
-	fs.StringVar(&viewName, "view", "", "view of --views (or, without it, registered in --keyspace) to judge: its width joins the candidates, its ttl is the retention; exit 1 if its width does not fit")
-	c.register(fs, e)
-	if code, done := parse(fs, args); done {
-		return code
+	fs.BoolVar(&f.asJSON, "json", false, "print the plan as JSON")
+	fs.StringVar(&f.viewsPath, "views", "", "views file holding --view")
+	fs.StringVar(&f.viewName, "view", "", "view of --views (or, without it, registered in --keyspace) to judge: its width joins the candidates, its ttl is the retention; exit 1 if its width does not fit")
+	f.cluster.register(fs, e)
+}
+
+func runPlan(ctx context.Context, args []string, e env) error {
+	var f planFlags
+	fs := newFlags("plan", "plan --rate ROWS_PER_S --row-bytes BYTES [--views FILE --view V | --hosts H --keyspace K --view V] [flags]", e)
+	f.register(fs, e)
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	if !isSet(fs, "rate") || !isSet(fs, "row-bytes") {
-		return fail(e, "plan", usageErr("--rate and --row-bytes are required"))
+		return usageErr("--rate and --row-bytes are required")
 	}
 	var pv *planView
-	if viewsPath != "" || viewName != "" {
+	if f.viewsPath != "" || f.viewName != "" {
 		var err error
-		if pv, err = loadPlanView(ctx, fs, c, viewsPath, viewName, &in); err != nil {
-			return fail(e, "plan", err)
+		if pv, err = loadPlanView(ctx, fs, f.cluster, f.viewsPath, f.viewName, &f.in); err != nil {
+			return err
 		}
 	}
-	// Validate before Plan: Plan would take an explicit --max-rows 0 for
-	// "the default" and pass it silently.
-	if in.Candidates == nil {
-		in.Candidates = bucket.DefaultCandidates()
-	}
-	if err := in.Validate(); err != nil {
-		return fail(e, "plan", planFlagErr(fs, err))
-	}
-	res, err := bucket.Plan(in)
-	if errors.Is(err, bucket.ErrBadPlan) {
-		return fail(e, "plan", planFlagErr(fs, err))
-	}
+	res, err := plan(fs, f.in)
 	if err != nil && !errors.Is(err, bucket.ErrNoFit) {
-		return fail(e, "plan", err)
+		return err
 	}
 	if pv != nil {
 		pv.judge(res)
 	}
-	if asJSON {
-		if werr := writePlanJSON(e.stdout, res, pv); werr != nil {
-			return fail(e, "plan", werr)
-		}
-	} else {
-		writePlanTable(e.stdout, res)
-		if pv != nil {
-			writeViewVerdict(e.stdout, pv, res)
-		}
+	if werr := writePlan(e.stdout, res, pv, f.asJSON); werr != nil {
+		return werr
 	}
 	if err != nil { // ErrNoFit: the table shows why
-		return fail(e, "plan", err)
+		return err
 	}
 	if pv != nil && !pv.fits {
-		return fail(e, "plan", fmt.Errorf("view %s: %s buckets do not fit: %s", pv.view.Name, fmtWidth(pv.width), pv.reason))
+		return fmt.Errorf("view %s: %s buckets do not fit: %s", pv.view.Name, fmtWidth(pv.width), pv.reason)
 	}
-	return exitOK
+	return nil
+}
+
+// plan validates in and plans it. Validation comes first: Plan would take
+// an explicit --max-rows 0 for "the default" and pass it silently. Bad
+// input is a usage error naming the flag; bucket.ErrNoFit comes with the
+// plan, whose table shows why.
+func plan(fs *flag.FlagSet, in bucket.PlanInput) (bucket.PlanResult, error) {
+	if in.Candidates == nil {
+		in.Candidates = bucket.DefaultCandidates()
+	}
+	if err := in.Validate(); err != nil {
+		return bucket.PlanResult{}, planFlagErr(fs, err)
+	}
+	res, err := bucket.Plan(in)
+	if errors.Is(err, bucket.ErrBadPlan) {
+		return res, planFlagErr(fs, err)
+	}
+	return res, err
+}
+
+// writePlan prints the plan, and the verdict on pv's width when there is
+// one, as a table or as JSON.
+func writePlan(w io.Writer, res bucket.PlanResult, pv *planView, asJSON bool) error {
+	if asJSON {
+		return writePlanJSON(w, res, pv)
+	}
+	writePlanTable(w, res)
+	if pv != nil {
+		writeViewVerdict(w, pv, res)
+	}
+	return nil
 }
 
 // planFlag returns the flag that sets a bucket.PlanInput field, or "".

@@ -29,7 +29,7 @@ type readFlags struct {
 	jsonOutput  bool
 }
 
-func runRead(ctx context.Context, args []string, e env) int {
+func runRead(ctx context.Context, args []string, e env) error {
 	var f readFlags
 	fs := newFlags("read", "read --hosts H --view V --key K [--limit N] [--oldest-first] [--from T] [--to T] [--cursor C] [--json]", e)
 	f.cluster.register(fs, e)
@@ -41,16 +41,16 @@ func runRead(ctx context.Context, args []string, e env) int {
 	fs.StringVar(&f.to, "to", "", "instant to read up to, exclusive, RFC 3339 (default: open)")
 	fs.StringVar(&f.cursor, "cursor", "", "continue a previous read: the cursor it printed (same view, key, direction, --from and --to)")
 	fs.BoolVar(&f.jsonOutput, "json", false, "print the page as JSON")
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	q, err := f.query()
 	if err != nil {
-		return fail(e, "read", err)
+		return err
 	}
 	v, page, err := readPage(ctx, f, q)
 	if err != nil {
-		return fail(e, "read", err)
+		return err
 	}
 	if f.jsonOutput {
 		err = writePageJSON(e.stdout, v, page)
@@ -58,9 +58,9 @@ func runRead(ctx context.Context, args []string, e env) int {
 		err = writePageTable(e.stdout, v, page)
 	}
 	if err != nil {
-		return fail(e, "read", err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 // query checks every flag that needs no cluster and returns the query

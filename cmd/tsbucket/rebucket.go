@@ -9,75 +9,95 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
+// rebucketFlags are the flags of tsbucket schema rebucket.
+type rebucketFlags struct {
+	cluster                               clusterFlags
+	view, widthText, schemeText, fromText string
+	lead                                  time.Duration
+	fleet                                 schema.Fleet
+	dryRun                                bool
+}
+
+func (f *rebucketFlags) register(fs *flag.FlagSet, e env) {
+	f.cluster.register(fs, e)
+	fs.StringVar(&f.view, "view", "", "registered view whose bucket scheme changes (required)")
+	fs.StringVar(&f.widthText, "width", "", "new fixed bucket width (10m, 1h, 1d, ...); its buckets start at --from")
+	fs.StringVar(&f.schemeText, "scheme", "", "new scheme instead of --width: hour, day, isoweek, month or fixed(width=...,epoch=...)")
+	fs.StringVar(&f.fromText, "from", "", "instant the new scheme is in force from: RFC 3339, or +DURATION from now rounded up to the next bucket boundary (required)")
+	fs.DurationVar(&f.lead, "lead", schema.DefaultRebucketLead, "least time from now to --from: at least the repositories' Options.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
+	registerFleet(fs, &f.fleet)
+	fs.BoolVar(&f.dryRun, "dry-run", false, "check and print the plan, record nothing")
+}
+
 // runSchemaRebucket changes a registered view's bucket scheme from an
 // instant on (schema.Rebucket): plan, checks, record.
-func runSchemaRebucket(ctx context.Context, args []string, e env) int {
-	var c clusterFlags
-	var view, widthText, schemeText, fromText string
-	var lead time.Duration
-	var fleet schema.Fleet
-	var dryRun bool
+func runSchemaRebucket(ctx context.Context, args []string, e env) error {
+	var f rebucketFlags
 	fs := newFlags("schema rebucket", "schema rebucket --hosts H --keyspace K --view V (--width W | --scheme S) --from T [flags]", e)
-	c.register(fs, e)
-	fs.StringVar(&view, "view", "", "registered view whose bucket scheme changes (required)")
-	fs.StringVar(&widthText, "width", "", "new fixed bucket width (10m, 1h, 1d, ...); its buckets start at --from")
-	fs.StringVar(&schemeText, "scheme", "", "new scheme instead of --width: hour, day, isoweek, month or fixed(width=...,epoch=...)")
-	fs.StringVar(&fromText, "from", "", "instant the new scheme is in force from: RFC 3339, or +DURATION from now rounded up to the next bucket boundary (required)")
-	fs.DurationVar(&lead, "lead", schema.DefaultRebucketLead, "least time from now to --from: at least the repositories' Options.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
-	registerFleet(fs, &fleet)
-	fs.BoolVar(&dryRun, "dry-run", false, "check and print the plan, record nothing")
-	if code, done := parse(fs, args); done {
-		return code
+	f.register(fs, e)
+	if err := parse(fs, args); err != nil {
+		return err
 	}
-	next, err := rebucketScheme(widthText, schemeText)
-	if err == nil && view == "" {
+	next, err := rebucketScheme(f.widthText, f.schemeText)
+	if err == nil && f.view == "" {
 		err = usageErr("--view is required")
 	}
 	if err == nil {
-		err = c.validate(true)
+		err = f.cluster.validate(true)
 	}
 	if err != nil {
-		return fail(e, "schema rebucket", err)
+		return err
 	}
-	s, err := c.session("")
+	s, err := f.cluster.session("")
 	if err != nil {
-		return fail(e, "schema rebucket", err)
+		return err
 	}
 	defer s.Close()
+	return rebucket(ctx, s, f, next, e.stdout)
+}
+
+// rebucket resolves --from (and --width's scheme, which starts there),
+// then plans, checks and, unless --dry-run, records the change, printing
+// the plan.
+func rebucket(ctx context.Context, s *gocql.Session, f rebucketFlags, next bucket.Scheme, w io.Writer) error {
+	c := f.cluster
 	now := time.Now()
-	from, err := rebucketFrom(fromText, now, next, func() (bucket.Scheme, error) {
+	from, err := rebucketFrom(f.fromText, now, next, func() (bucket.Scheme, error) {
 		vs, err := schema.RegisteredViews(ctx, s, c.keyspace)
-		return currentScheme(vs, err, c.keyspace, view)
+		return currentScheme(vs, err, c.keyspace, f.view)
 	})
 	if err != nil {
-		return fail(e, "schema rebucket", err)
+		return err
 	}
 	if next.IsZero() { // --width: a fixed scheme whose buckets start at from
-		w, _ := parseDuration(widthText)
-		if next, err = bucket.Fixed(w, from); err != nil {
-			return fail(e, "schema rebucket", usageErr("--width: %v", err))
+		width, _ := parseDuration(f.widthText)
+		if next, err = bucket.Fixed(width, from); err != nil {
+			return usageErr("--width: %v", err)
 		}
 	}
-	p, err := schema.Rebucket(ctx, s, c.keyspace, view, from, next, schema.RebucketOptions{Lead: lead, Fleet: fleet, DryRun: dryRun, Now: func() time.Time { return now }})
+	opts := schema.RebucketOptions{Lead: f.lead, Fleet: f.fleet, DryRun: f.dryRun, Now: func() time.Time { return now }}
+	p, err := schema.Rebucket(ctx, s, c.keyspace, f.view, from, next, opts)
 	if p.Scheme.IsZero() && err != nil {
-		return fail(e, "schema rebucket", err)
+		return err
 	}
-	writeRebucketPlan(e.stdout, c.keyspace, p)
+	writeRebucketPlan(w, c.keyspace, p)
 	if err != nil {
-		return fail(e, "schema rebucket", err)
+		return err
 	}
 	switch {
 	case p.Applied:
-		fmt.Fprintf(e.stdout, "recorded: repositories use the new scheme from %s; each picks the history up at its next request after its SchemeRefresh (default 1m)\n",
+		fmt.Fprintf(w, "recorded: repositories use the new scheme from %s; each picks the history up at its next request after its SchemeRefresh (default 1m)\n",
 			p.From.Format(time.RFC3339))
 	default:
-		fmt.Fprintln(e.stdout, "dry run: nothing recorded")
+		fmt.Fprintln(w, "dry run: nothing recorded")
 	}
-	return exitOK
+	return nil
 }
 
 // currentScheme is the scheme in force last of the registered view called

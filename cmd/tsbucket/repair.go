@@ -23,7 +23,7 @@ type repairFlags struct {
 	jsonOutput bool
 }
 
-func runRepair(ctx context.Context, args []string, e env) int {
+func runRepair(ctx context.Context, args []string, e env) error {
 	var f repairFlags
 	fs := newFlags("repair", "repair --hosts H --base VIEW --key K [--from T] [--to T] [flags]", e)
 	f.cluster.register(fs, e)
@@ -34,21 +34,21 @@ func runRepair(ctx context.Context, args []string, e env) int {
 	fs.StringVar(&f.to, "to", "", "instant to repair up to, exclusive, RFC 3339 (default: open)")
 	fs.StringVar(&f.targets, "targets", "", "comma-separated views to repair (default: every other registered view of the base's group whose columns the base holds)")
 	fs.BoolVar(&f.jsonOutput, "json", false, "print the report as JSON")
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	from, to, err := f.validate()
 	if err != nil {
-		return fail(e, "repair", err)
+		return err
 	}
 	rep, err := repairKey(ctx, f, from, to, e)
 	if printErr := printRepair(e.stdout, rep, f.jsonOutput); printErr != nil && err == nil {
 		err = printErr
 	}
 	if err != nil {
-		return fail(e, "repair", err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 // validate checks every flag that needs no cluster before anything connects.

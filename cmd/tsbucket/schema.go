@@ -17,30 +17,30 @@ import (
 
 const schemaSynopsis = "schema print|apply|check|rebucket|drop [flags]"
 
-func runSchema(ctx context.Context, args []string, e env) int {
+func runSchema(ctx context.Context, args []string, e env) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-			schemaUsage(e.stderr)
-			return exitOK
-		}
 		schemaUsage(e.stderr)
-		return exitUsage
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			return errHelpShown
+		}
+		return errUsageShown
 	}
+	name := "schema " + args[0]
 	switch args[0] {
 	case "print":
-		return runSchemaPrint(args[1:], e)
+		return failed(name, runSchemaPrint(args[1:], e))
 	case "apply":
-		return runSchemaApply(ctx, args[1:], e)
+		return failed(name, runSchemaApply(ctx, args[1:], e))
 	case "check":
-		return runSchemaCheck(ctx, args[1:], e)
+		return failed(name, runSchemaCheck(ctx, args[1:], e))
 	case "rebucket":
-		return runSchemaRebucket(ctx, args[1:], e)
+		return failed(name, runSchemaRebucket(ctx, args[1:], e))
 	case "drop":
-		return runSchemaDrop(ctx, args[1:], e)
+		return failed(name, runSchemaDrop(ctx, args[1:], e))
 	}
 	fmt.Fprintf(e.stderr, "tsbucket schema: unknown subcommand %q\n", args[0])
 	schemaUsage(e.stderr)
-	return exitUsage
+	return errUsageShown
 }
 
 func schemaUsage(w io.Writer) {
@@ -73,7 +73,7 @@ func keyspaceOverride(fs *flag.FlagSet, k schema.Keyspace, name, dc string, rf i
 	return k
 }
 
-func runSchemaPrint(args []string, e env) int {
+func runSchemaPrint(args []string, e env) error {
 	var ks, dc, workload, path string
 	var rf int
 	fs := newFlags("schema print", "schema print [--views FILE | --workload W] [flags]", e)
@@ -82,15 +82,15 @@ func runSchemaPrint(args []string, e env) int {
 	fs.StringVar(&dc, "dc", "dc1", "datacenter of the keyspace's replication")
 	fs.IntVar(&rf, "rf", 3, "replication factor in that datacenter")
 	fs.StringVar(&workload, "workload", "", "reference views to print: all, chat, iot or rides (default all, without --views)")
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	if path == "" && workload == "" {
 		workload = "all"
 	}
 	f, source, _, err := viewsOf(path, workload)
 	if err != nil {
-		return fail(e, "schema print", err)
+		return err
 	}
 	k := schema.Keyspace{Name: ks, Replication: map[string]int{dc: rf}}
 	if path != "" {
@@ -98,20 +98,20 @@ func runSchemaPrint(args []string, e env) int {
 	}
 	ksCQL, err := k.CQL()
 	if err != nil {
-		return fail(e, "schema print", usageErr("%v", err))
+		return usageErr("%v", err)
 	}
 	stmts, err := schema.DDL(k.Name, f.Views)
 	if err != nil {
-		return fail(e, "schema print", usageErr("%v", err))
+		return usageErr("%v", err)
 	}
 	fmt.Fprintf(e.stdout, "-- tsbucket schema: the %s\n\n%s;\n", source, ksCQL)
 	for _, s := range stmts {
 		fmt.Fprintf(e.stdout, "\n%s;\n", s)
 	}
-	return exitOK
+	return nil
 }
 
-func runSchemaApply(ctx context.Context, args []string, e env) int {
+func runSchemaApply(ctx context.Context, args []string, e env) error {
 	var c clusterFlags
 	var rf int
 	var path, workload string
@@ -122,21 +122,21 @@ func runSchemaApply(ctx context.Context, args []string, e env) int {
 	fs.StringVar(&path, "views", "", "views file to apply: its keyspace (unless --keyspace), tables, and registered views")
 	fs.StringVar(&workload, "workload", "", "reference views to apply from their embedded views files: all, chat, iot or rides")
 	fs.BoolVar(&alter, "alter", false, "then print and run the statements schema check prints for existing tables (ALTER TABLE ... ADD / WITH)")
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	f, source, ok, err := viewsOf(path, workload)
 	if err == nil {
 		err = c.validate(true)
 	}
 	if err != nil {
-		return fail(e, "schema apply", err)
+		return err
 	}
 	if !ok && alter {
 		err = usageErr("--alter goes with --views or --workload")
 	}
 	if err != nil {
-		return fail(e, "schema apply", err)
+		return err
 	}
 	if !ok {
 		return applyReference(ctx, c, rf, e)
@@ -146,22 +146,22 @@ func runSchemaApply(ctx context.Context, args []string, e env) int {
 		k.Name, k.Replication = c.keyspace, map[string]int{c.datacenter(): rf}
 	}
 	if err := applyViews(ctx, c, k, f.Views, applyOptions{autoTablets: workload != "", alter: alter}, e.stdout); err != nil {
-		return fail(e, "schema apply", err)
+		return err
 	}
 	fmt.Fprintf(e.stdout, "keyspace %s: %d view(s) applied and registered (the %s)\n", k.Name, len(f.Views), source)
-	return exitOK
+	return nil
 }
 
 // applyReference creates the keyspace if needed, applies the reference
 // migrations and registers the reference views, so the keyspace describes
 // itself to views, read, inspect, repair and check.
-func applyReference(ctx context.Context, c clusterFlags, rf int, e env) int {
+func applyReference(ctx context.Context, c clusterFlags, rf int, e env) error {
 	applied, err := applySchema(ctx, c, rf)
 	if err != nil {
-		return fail(e, "schema apply", err)
+		return err
 	}
 	fmt.Fprintf(e.stdout, "keyspace %s: %d migration(s) applied\n", c.keyspace, applied)
-	return exitOK
+	return nil
 }
 
 // applySchema creates the keyspace if needed and applies the reference
@@ -221,7 +221,7 @@ func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []
 		return err
 	}
 	if o.autoTablets && !k.NoTablets {
-		if k.NoTablets, err = hasTablets(ctx, s); err != nil {
+		if k.NoTablets, err = schema.HasTablets(ctx, s); err != nil {
 			return err
 		}
 	}
@@ -326,18 +326,4 @@ func definitionError(keyspace string, diffs []defDiff) error {
 	return fmt.Errorf("%w: keyspace %s: the file's definitions differ from the registered ones, nothing applied:\n%s\n"+
 		"restore the registered definition in the file, or define a new view and backfill it",
 		schema.ErrDefinitionMismatch, keyspace, strings.Join(lines, "\n"))
-}
-
-// hasTablets reports whether the cluster is ScyllaDB with tablets, whose
-// keyspaces need tablets disabled for the lightweight transactions that
-// register views.
-func hasTablets(ctx context.Context, s *gocql.Session) (bool, error) {
-	it := s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system_schema' AND table_name = 'scylla_keyspaces'`).
-		WithContext(ctx).Iter()
-	var name string
-	found := it.Scan(&name)
-	if err := it.Close(); err != nil {
-		return false, fmt.Errorf("detect tablets: %w", err)
-	}
-	return found, nil
 }

@@ -12,29 +12,29 @@ import (
 	"github.com/tsbucket/tsbucket/schema"
 )
 
-func runSchemaCheck(ctx context.Context, args []string, e env) int {
+func runSchemaCheck(ctx context.Context, args []string, e env) error {
 	var c clusterFlags
 	var path, workload string
 	fs := newFlags("schema check", "schema check --hosts H [--views FILE | --workload W] [flags]", e)
 	c.register(fs, e)
 	fs.StringVar(&path, "views", "", "views file to compare the keyspace with (its keyspace unless --keyspace); default: the registered views")
 	fs.StringVar(&workload, "workload", "", "compare with the reference views instead: all, chat, iot or rides")
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	f, source, fromFile, err := viewsOf(path, workload)
 	if err == nil {
 		err = c.validate(true)
 	}
 	if err != nil {
-		return fail(e, "schema check", err)
+		return err
 	}
 	if path != "" && !isSet(fs, "keyspace") {
 		c.keyspace = f.Keyspace.Name
 	}
 	res, err := checkKeyspace(ctx, c, f.Views, fromFile)
 	if err != nil {
-		return fail(e, "schema check", err)
+		return err
 	}
 	if !fromFile {
 		source = fmt.Sprintf("%d registered views", res.views)
@@ -44,11 +44,21 @@ func runSchemaCheck(ctx context.Context, args []string, e env) int {
 	}
 	if res.clean() {
 		fmt.Fprintf(e.stdout, "keyspace %s matches the %s: no drift\n", c.keyspace, source)
-		return exitOK
+		return nil
 	}
 	res.write(e.stdout)
-	fmt.Fprintf(e.stderr, "tsbucket schema check: %d difference(s) in keyspace %s\n", len(res.drifts)+len(res.defs), c.keyspace)
-	return exitFail
+	return &driftError{keyspace: c.keyspace, differences: len(res.drifts) + len(res.defs)}
+}
+
+// driftError says schema check found differences (listed on stdout): exit
+// code 1, like a failure, for scripts that gate on a clean schema.
+type driftError struct {
+	keyspace    string
+	differences int
+}
+
+func (d *driftError) Error() string {
+	return fmt.Sprintf("%d difference(s) in keyspace %s", d.differences, d.keyspace)
 }
 
 // checkResult is what schema check found.

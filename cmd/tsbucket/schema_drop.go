@@ -18,32 +18,32 @@ type dropFlags struct {
 
 // runSchemaDrop drops a registered view, or the whole keyspace, once the
 // operator repeats its name in --confirm; without it, it says what would go.
-func runSchemaDrop(ctx context.Context, args []string, e env) int {
+func runSchemaDrop(ctx context.Context, args []string, e env) error {
 	var f dropFlags
 	fs := newFlags("schema drop", "schema drop --hosts H --keyspace K (--view V | --all) --confirm NAME", e)
 	f.cluster.register(fs, e)
 	fs.StringVar(&f.view, "view", "", "registered view to drop: its table, presence table, promoted keys and registration")
 	fs.BoolVar(&f.keyspace, "all", false, "drop the whole keyspace, every table and row in it")
 	fs.StringVar(&f.confirm, "confirm", "", "the name of what is dropped (the view, or with --all the keyspace): nothing is dropped without it")
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	target, err := f.validate()
 	if err != nil {
-		return fail(e, "schema drop", err)
+		return err
 	}
 	if f.confirm != target {
 		writeDropPlan(e.stderr, f, target)
 		if f.confirm == "" {
-			return fail(e, "schema drop", usageErr("nothing dropped: pass --confirm %s to drop it", target))
+			return usageErr("nothing dropped: pass --confirm %s to drop it", target)
 		}
-		return fail(e, "schema drop", usageErr("nothing dropped: --confirm %q is not %q", f.confirm, target))
+		return usageErr("nothing dropped: --confirm %q is not %q", f.confirm, target)
 	}
 	if err := drop(ctx, f); err != nil {
-		return fail(e, "schema drop", err)
+		return err
 	}
 	fmt.Fprintf(e.stdout, "dropped %s\n", dropWhat(f, target))
-	return exitOK
+	return nil
 }
 
 // validate checks the flags and returns the name --confirm must repeat.

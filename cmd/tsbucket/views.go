@@ -14,7 +14,7 @@ import (
 	"github.com/tsbucket/tsbucket/schema"
 )
 
-func runViews(ctx context.Context, args []string, e env) int {
+func runViews(ctx context.Context, args []string, e env) error {
 	var c clusterFlags
 	var asJSON bool
 	var group string
@@ -22,24 +22,24 @@ func runViews(ctx context.Context, args []string, e env) int {
 	c.register(fs, e)
 	fs.BoolVar(&asJSON, "json", false, "print the views as JSON")
 	fs.StringVar(&group, "group", "", "only the views of this item group (the views one repository writes)")
-	if code, done := parse(fs, args); done {
-		return code
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	if err := c.validate(true); err != nil {
-		return fail(e, "views", err)
+		return err
 	}
 	s, err := c.session("")
 	if err != nil {
-		return fail(e, "views", err)
+		return err
 	}
 	defer s.Close()
 	views, err := registeredViews(ctx, s, c.keyspace)
 	if err != nil {
-		return fail(e, "views", err)
+		return err
 	}
 	if group != "" {
 		if views = schema.Group(views, group); len(views) == 0 {
-			return fail(e, "views", usageErr("--group %q: no registered view of keyspace %s is in it", group, c.keyspace))
+			return usageErr("--group %q: no registered view of keyspace %s is in it", group, c.keyspace)
 		}
 	}
 	if asJSON {
@@ -48,9 +48,9 @@ func runViews(ctx context.Context, args []string, e env) int {
 		writeViewsTable(e.stdout, c.keyspace, views)
 	}
 	if err != nil {
-		return fail(e, "views", err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 // compactionWindow is the TWCS window schema gives a bucketed view:

@@ -15,6 +15,7 @@ import (
 	"github.com/tsbucket/tsbucket/internal/localcluster"
 	"github.com/tsbucket/tsbucket/internal/provision"
 	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 var (
@@ -163,8 +164,8 @@ func createKeyspace(t *testing.T, admin func() (*gocql.Session, error), dc strin
 		t.Fatalf("admin session: %v", err)
 	}
 	defer s.Close()
-	stmt := fmt.Sprintf(`CREATE KEYSPACE %s WITH replication = {'class': 'NetworkTopologyStrategy', '%s': %d}`, name, dc, rf)
-	if err := s.Query(stmt).Exec(); err != nil {
+	k := schema.Keyspace{Name: name, Replication: map[string]int{dc: rf}}
+	if err := schema.CreateKeyspace(context.Background(), s, k, schema.KeyspaceOptions{}); err != nil {
 		t.Fatalf("create keyspace %s: %v", name, err)
 	}
 	t.Cleanup(func() {

@@ -36,7 +36,7 @@ const (
 // ValidateKeyspace checks a keyspace name: a valid identifier, and not one
 // of the system keyspaces.
 func ValidateKeyspace(name string) error {
-	_, err := keyspaceDDL(name, "dc", 1, false)
+	_, err := keyspace(name, "dc", 1).CQL()
 	return err
 }
 

@@ -81,7 +81,7 @@ func TestWithDefaults(t *testing.T) {
 	}
 }
 
-func TestKeyspaceDDL(t *testing.T) {
+func TestKeyspaceCQL(t *testing.T) {
 	tests := []struct {
 		name    string
 		tablets bool
@@ -92,13 +92,15 @@ func TestKeyspaceDDL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := keyspaceDDL("demo", "dc1", 3, tt.tablets)
+			k := keyspace("demo", "dc1", 3)
+			k.NoTablets = tt.tablets // what schema.CreateKeyspace sets on a ScyllaDB with tablets
+			got, err := k.CQL()
 			if err != nil || got != tt.want {
 				t.Errorf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}
-	if _, err := keyspaceDDL("demo", "dc1", 0, false); err == nil {
+	if _, err := keyspace("demo", "dc1", 0).CQL(); err == nil {
 		t.Error("replication factor 0 accepted")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/tsbucket/tsbucket/metrics"
 )
 
@@ -47,18 +49,8 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Summary, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	var bg sync.WaitGroup
 	defer func() { stop(); bg.Wait() }()
-	if cfg.MetricsAddr != MetricsOff {
-		addr, done, err := metrics.Serve(runCtx, cfg.MetricsAddr, reg)
-		if err != nil {
-			return sum, fmt.Errorf("demo: %w", err)
-		}
-		bg.Go(func() {
-			if err := <-done; err != nil {
-				wl.logf("metrics server: %v", err)
-			}
-		})
-		sum.MetricsURL = "http://" + addr + "/metrics"
-		wl.logf("metrics at %s", sum.MetricsURL)
+	if sum.MetricsURL, err = wl.serveMetrics(runCtx, &bg, reg); err != nil {
+		return sum, err
 	}
 	if err := wl.openRepos(ctx, s, m); err != nil {
 		return sum, err
@@ -68,21 +60,49 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Summary, error) {
 		return sum, fmt.Errorf("demo: %w", err)
 	}
 	bg.Go(func() { poller.Run(runCtx) })
+	return sum, wl.seedAndRun(ctx, &sum)
+}
 
+// serveMetrics serves reg on /metrics at the configured address until ctx
+// is done, the server's goroutine joining bg, and returns its URL ("" when
+// the endpoint is off).
+func (wl *workload) serveMetrics(ctx context.Context, bg *sync.WaitGroup, reg *prometheus.Registry) (string, error) {
+	if wl.cfg.MetricsAddr == MetricsOff {
+		return "", nil
+	}
+	addr, done, err := metrics.Serve(ctx, wl.cfg.MetricsAddr, reg)
+	if err != nil {
+		return "", fmt.Errorf("demo: %w", err)
+	}
+	bg.Go(func() {
+		if err := <-done; err != nil {
+			wl.logf("metrics server: %v", err)
+		}
+	})
+	url := "http://" + addr + "/metrics"
+	wl.logf("metrics at %s", url)
+	return url, nil
+}
+
+// seedAndRun seeds the history, then runs the live load, and fills in the
+// summary. Interrupted seeding is no error: the summary says so.
+func (wl *workload) seedAndRun(ctx context.Context, sum *Summary) error {
+	cfg := wl.cfg
 	wl.logf("seeding %d messages over %v, %d readings, purging %d messages", cfg.SeedMessages, cfg.History, cfg.SeedReadings, cfg.Purge)
+	var err error
 	sum.Seeded, err = wl.seed(ctx, wl.newWorker(0), time.Now())
 	if err != nil {
 		if ctx.Err() != nil {
 			sum.Interrupted = true
-			return sum, nil
+			return nil
 		}
-		return sum, err
+		return err
 	}
 	elapsed := wl.live(ctx)
 	sum.Seconds = float64(elapsed.Round(100*time.Millisecond)) / float64(time.Second)
 	sum.Interrupted = ctx.Err() != nil
 	sum.Ops, sum.WritesPerSecond, sum.ReadsPerSecond, sum.Errors = summarize(wl.stats, elapsed)
-	return sum, nil
+	return nil
 }
 
 // live runs every operation at its rate until the duration passes or ctx is

@@ -71,40 +71,20 @@ func prepareKeyspace(ctx context.Context, c Config, driverLog io.Writer) (*gocql
 // repository records view schemes with a lightweight transaction, which
 // ScyllaDB does not support on tablets.
 func CreateKeyspace(ctx context.Context, s *gocql.Session, name, dc string, rf int) error {
-	tablets, err := hasTablets(ctx, s)
-	if err != nil {
-		return fmt.Errorf("demo: create keyspace %s: %w", name, err)
-	}
-	ddl, err := keyspaceDDL(name, dc, rf, tablets)
-	if err != nil {
+	k := keyspace(name, dc, rf)
+	if _, err := k.CQL(); err != nil {
 		return fmt.Errorf("demo: keyspace: %w", err)
 	}
-	if err := s.Query(ddl).WithContext(ctx).Exec(); err != nil {
+	if err := schema.CreateKeyspace(ctx, s, k, schema.KeyspaceOptions{DetectTablets: true}); err != nil {
 		return fmt.Errorf("demo: create keyspace %s: %w", name, err)
-	}
-	if err := s.AwaitSchemaAgreement(ctx); err != nil {
-		return fmt.Errorf("demo: create keyspace %s: await schema agreement: %w", name, err)
 	}
 	return nil
 }
 
-func keyspaceDDL(name, dc string, rf int, disableTablets bool) (string, error) {
-	ddl, err := schema.Keyspace{Name: name, Replication: map[string]int{dc: rf}}.CQL()
-	if err != nil || !disableTablets {
-		return ddl, err
-	}
-	return ddl + " AND tablets = {'enabled': false}", nil
-}
-
-// hasTablets reports whether the server knows about tablets: ScyllaDB keeps
-// their keyspace settings in system_schema.scylla_keyspaces, which Cassandra
-// and older ScyllaDB releases do not have.
-func hasTablets(ctx context.Context, s *gocql.Session) (bool, error) {
-	iter := s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system_schema' AND table_name = 'scylla_keyspaces'`).
-		WithContext(ctx).Iter()
-	var name string
-	found := iter.Scan(&name)
-	return found, iter.Close()
+// keyspace describes the demo's keyspace: rf replicas in the one
+// datacenter the demo writes to.
+func keyspace(name, dc string, rf int) schema.Keyspace {
+	return schema.Keyspace{Name: name, Replication: map[string]int{dc: rf}}
 }
 
 // newMetrics builds a registry of its own with the tsbucket collectors and the

@@ -105,17 +105,29 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.scale {
 		return runScale(ctx, o, args, cl, stdout, stderr)
 	}
+	return runScenarios(ctx, o, cl, stdout, stderr)
+}
+
+// benchConfig is the scenarios' configuration for cl from the options.
+func benchConfig(o options, cl *provision.Cluster, log io.Writer) bench.Config {
 	cfg := bench.Config{}
 	if o.quick {
 		cfg = bench.Quick()
 	}
-	cfg.Hosts, cfg.Datacenter, cfg.Keep, cfg.Log = cl.Hosts, cl.Datacenter, o.keep, stderr
+	cfg.Hosts, cfg.Datacenter, cfg.Keep, cfg.Log = cl.Hosts, cl.Datacenter, o.keep, log
 	if o.rounds > 0 {
 		cfg.Rounds = o.rounds
 	}
 	if o.only != "" {
 		cfg.Only = strings.Split(o.only, ",")
 	}
+	return cfg
+}
+
+// runScenarios runs the scenarios (bench.Run) on cl, profiled if asked,
+// releases cl, writes the results and prints the report.
+func runScenarios(ctx context.Context, o options, cl *provision.Cluster, stdout, stderr io.Writer) error {
+	cfg := benchConfig(o, cl, stderr)
 	if o.cpuprofile != "" {
 		stopProfile, err := startProfile(o.cpuprofile)
 		if err != nil {

@@ -24,12 +24,37 @@ var scaleFiles = []string{"scale.json", "scale-rf3.json"}
 // from every scale report and results.json, and refreshes the scale
 // section of the markdown file from every scale report found in out.
 func runScale(ctx context.Context, o options, args []string, cl *provision.Cluster, stdout, stderr io.Writer) error {
+	cfg, err := scaleConfig(ctx, o, cl, stderr)
+	if err != nil {
+		return errors.Join(err, cl.Close())
+	}
+	commit := gitCommit(ctx)
+	rep, err := bench.RunScale(ctx, cfg)
+	rep.Machine.Cluster, rep.Commit = cl.String(), commit
+	rep.Command = commandLine(args)
+	if err := errors.Join(err, cl.Close()); err != nil {
+		return err
+	}
+	if err := writeScaleReport(o.out, rep); err != nil {
+		return err
+	}
+	if err := writeScaleDocs(o); err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, rep.Markdown())
+	return err
+}
+
+// scaleConfig is the scale benchmark's configuration for cl from the
+// options: RF 3 (fewer on fewer nodes), and nodetool and the node
+// processes' IDs where the cluster is local (or -nodetool says so).
+func scaleConfig(ctx context.Context, o options, cl *provision.Cluster, log io.Writer) (bench.ScaleConfig, error) {
 	cfg := bench.ScaleConfig{}
 	if o.quick {
 		cfg = bench.QuickScale()
 	}
 	nodes := len(cl.Hosts)
-	cfg.Hosts, cfg.Datacenter, cfg.Keep, cfg.Log = cl.Hosts, cl.Datacenter, o.keep, stderr
+	cfg.Hosts, cfg.Datacenter, cfg.Keep, cfg.Log = cl.Hosts, cl.Datacenter, o.keep, log
 	cfg.RF = min(3, nodes)
 	if o.rounds > 0 {
 		cfg.Rounds = o.rounds
@@ -39,7 +64,7 @@ func runScale(ctx context.Context, o options, args []string, cl *provision.Clust
 		for _, f := range strings.Split(o.sizes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil {
-				return errors.Join(fmt.Errorf("-sizes: %w", err), cl.Close())
+				return cfg, fmt.Errorf("-sizes: %w", err)
 			}
 			cfg.Sizes = append(cfg.Sizes, n)
 		}
@@ -47,7 +72,7 @@ func runScale(ctx context.Context, o options, args []string, cl *provision.Clust
 	if cl.Local != nil || o.nodetool {
 		nt, err := bench.LocalNodetool(ctx, nodes)
 		if err != nil {
-			return errors.Join(err, cl.Close())
+			return cfg, err
 		}
 		cfg.Nodetool = nt
 	}
@@ -56,20 +81,26 @@ func runScale(ctx context.Context, o options, args []string, cl *provision.Clust
 			cfg.NodePIDs = append(cfg.NodePIDs, cl.Local.PID(i))
 		}
 	}
-	commit := gitCommit(ctx)
-	rep, err := bench.RunScale(ctx, cfg)
-	rep.Machine.Cluster, rep.Commit = cl.String(), commit
-	rep.Command = "go run ./bench/cmd/tsbucket-bench"
+	return cfg, nil
+}
+
+// commandLine is the command that ran, to repeat it: arguments that are
+// empty or hold blanks or quotes are quoted.
+func commandLine(args []string) string {
+	cmd := "go run ./bench/cmd/tsbucket-bench"
 	for _, a := range args {
 		if a == "" || strings.ContainsAny(a, " \t'\"") {
 			a = strconv.Quote(a)
 		}
-		rep.Command += " " + a
+		cmd += " " + a
 	}
-	if err := errors.Join(err, cl.Close()); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	return cmd
+}
+
+// writeScaleReport writes rep to dir as scale.json, or scale-rfN.json at
+// RF N > 1.
+func writeScaleReport(dir string, rep bench.ScaleReport) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	name := scaleFiles[0]
@@ -80,14 +111,7 @@ func runScale(ctx context.Context, o options, args []string, cl *provision.Clust
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(o.out, name), append(js, '\n'), 0o644); err != nil {
-		return err
-	}
-	if err := writeScaleDocs(o); err != nil {
-		return err
-	}
-	_, err = io.WriteString(stdout, rep.Markdown())
-	return err
+	return os.WriteFile(filepath.Join(dir, name), append(js, '\n'), 0o644)
 }
 
 // writeScaleDocs redraws out/scale.png and the markdown's scale section from
