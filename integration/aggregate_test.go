@@ -1,12 +1,14 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	_ "time/tzdata" // calendar days of a named zone
@@ -188,4 +190,86 @@ func sameAggregates(got, want []aggregate.Row) error {
 		}
 	}
 	return nil
+}
+
+// TestAggregateCLI reads aggregates with tsbucket read --every --agg in each
+// output form, wants the JSON to equal aggregate.Collect's rows exactly, and
+// refuses bad input with a usage error naming the flag.
+func TestAggregateCLI(t *testing.T) {
+	c := cluster(t)
+	ks, s := refKeyspace(t)
+	r, err := repo.Open[refmodel.Reading](t.Context(), s, ks, refmodel.IoTViews(), repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRandomReadings(t, r, rand.New(rand.NewPCG(29, 2)))
+	bin := buildTsbucket(t)
+	conn := []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", ks}
+	read := func(args ...string) (int, string, string) {
+		return tsbucket(t, bin, append(append([]string{"read", "--view", "readings_by_site", "--key", "site-agg"}, args...), conn...)...)
+	}
+	from := time.Now().Add(-10 * 24 * time.Hour).UTC().Truncate(time.Second)
+	code, out, errOut := read("--every", "6h", "--agg", "count(*),avg(value),min(value),max(value),sum(value),last(value)",
+		"--from", from.Format(time.RFC3339), "--json")
+	if code != 0 {
+		t.Fatalf("read --every --json: exit %d\n%s%s", code, out, errOut)
+	}
+	var got struct {
+		Aggregates []string
+		Rows       []struct {
+			Start, End time.Time
+			Partial    bool
+			Items      int64
+			Values     []json.Number
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	aggs, _ := aggregate.Parse("count(*),avg(value),min(value),max(value),sum(value),last(value)")
+	want, err := aggregate.Collect(t.Context(), r, aggregate.Query{View: "readings_by_site", Key: repo.Key{"site-agg"},
+		From: from, Step: aggregate.Step{Every: 6 * time.Hour}, Aggs: aggs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != len(want) || len(want) < 30 {
+		t.Fatalf("CLI printed %d rows, the API %d (want about 40)", len(got.Rows), len(want))
+	}
+	for i, g := range got.Rows {
+		w := want[i]
+		if !g.Start.Equal(w.Start) || g.Partial != w.Partial || g.Items != w.Items {
+			t.Fatalf("row %d: %v partial %v items %d, want %v %v %d", i, g.Start, g.Partial, g.Items, w.Start, w.Partial, w.Items)
+		}
+		for k, n := range g.Values {
+			if f, err := n.Float64(); err != nil || f != w.Values[k].Float64() {
+				t.Fatalf("row %d %s = %s, want %v", i, got.Aggregates[k], n, w.Values[k])
+			}
+		}
+	}
+	code, out, _ = read("--every", "1d", "--agg", "max(value)", "--calendar-days", "Europe/Paris", "--csv", "--oldest-first")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || lines[0] != "start,end,items,partial,max(value)" || len(lines) < 20 {
+		t.Fatalf("read --csv: exit %d\n%s", code, out)
+	}
+	code, out, _ = read("--every", "1d", "--agg", "count(*)")
+	if code != 0 || !strings.Contains(out, "count(*)") || !strings.Contains(out, " intervals") {
+		t.Fatalf("read --every (table): exit %d\n%s", code, out)
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--every", "1h", "--agg", "avg(unit)"}, "--agg: avg(unit): column unit is text, not a number"},
+		{[]string{"--every", "1h", "--agg", "avg(humidity)"}, `has no value column "humidity"`},
+		{[]string{"--every", "1h", "--agg", "median(value)"}, `unknown function "median"`},
+		{[]string{"--every", "90ms", "--agg", "avg(value)"}, "--every: 90ms is shorter than a second"},
+		{[]string{"--every", "1h", "--agg", "avg(value)", "--calendar-days", "UTC"}, "--every: 1h0m0s is not whole days"},
+		{[]string{"--every", "1h"}, "needs both --every and --agg"},
+		{[]string{"--every", "1h", "--agg", "avg(value)", "--limit", "5"}, "--limit and --cursor read pages of items"},
+		{[]string{"--every", "1h", "--agg", "avg(value)", "--json", "--csv"}, "choose one"},
+	} {
+		code, out, errOut := read(bad.args...)
+		if code != 2 || !strings.Contains(errOut, bad.want) {
+			t.Errorf("read %v: exit %d, stderr %q, want exit 2 and %q\n%s", bad.args, code, errOut, bad.want, out)
+		}
+	}
 }

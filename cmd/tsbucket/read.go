@@ -27,11 +27,13 @@ type readFlags struct {
 	from, to    string
 	cursor      string
 	jsonOutput  bool
+	agg         aggFlags // --every, --agg: an aggregate read (read_agg.go)
 }
 
 func runRead(ctx context.Context, args []string, e env) error {
 	var f readFlags
-	fs := newFlags("read", "read --hosts H --view V --key K [--limit N] [--oldest-first] [--from T] [--to T] [--cursor C] [--json]", e)
+	fs := newFlags("read", "read --hosts H --view V --key K [--limit N] [--oldest-first] [--from T] [--to T] [--cursor C] [--json]\n"+
+		"       tsbucket read --hosts H --view V --key K --every D --agg F(C),... [--calendar-days ZONE] [--oldest-first] [--from T] [--to T] [--json|--csv]", e)
 	f.cluster.register(fs, e)
 	fs.StringVar(&f.view, "view", "", "registered view to read (required)")
 	fs.StringVar(&f.key, "key", "", "the view's key (required); comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")
@@ -41,8 +43,12 @@ func runRead(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&f.to, "to", "", "instant to read up to, exclusive, RFC 3339 (default: open)")
 	fs.StringVar(&f.cursor, "cursor", "", "continue a previous read: the cursor it printed (same view, key, direction, --from and --to)")
 	fs.BoolVar(&f.jsonOutput, "json", false, "print the page as JSON")
+	f.agg.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if f.agg.requested() {
+		return runAggregate(ctx, f, fs, e)
 	}
 	q, err := f.query()
 	if err != nil {
