@@ -98,14 +98,15 @@ func (s *lane) observe(held time.Duration, failed bool) {
 	if base > 0 && mean > 0 {
 		g = min(max(a.Tolerance*base/mean, 0.5), 1)
 	}
-	if s.win.fails > 0 {
-		g = min(g, a.Backoff)
-	}
 	target := s.flimit * g
 	if g == 1 && 2*s.win.busy >= s.limit {
 		target += math.Sqrt(s.flimit)
 	}
 	f := s.flimit + a.Smoothing*(target-s.flimit)
+	if s.win.fails > 0 {
+		// Failures (timeouts, mostly) back off at once, unsmoothed.
+		f = min(f, s.flimit*a.Backoff)
+	}
 	s.setLimit(min(max(f, float64(a.MinLimit)), float64(a.MaxLimit)))
 	s.win = window{start: now, busy: s.inFlight}
 }

@@ -68,14 +68,16 @@ type LaneConfig struct {
 	Adaptive *Adaptive
 }
 
-// Adaptive is a gradient limit: every Window (of at least 8 calls) the
-// lane compares the mean latency of the calls it released with its
-// baseline, the lowest such mean in the last Horizon. With the ratio
-// g = Tolerance × baseline / mean, clamped to [0.5, 1] (and at most
-// Backoff when a call failed other than by its caller's cancel), the limit
-// moves towards limit × g, plus the square root of the limit when at least
-// half of the budget was in use: by Smoothing of the difference each
-// window. It never leaves [MinLimit, MaxLimit].
+// Adaptive is a gradient limit (after Netflix's concurrency-limits
+// Gradient2): every Window (of at least 8 calls) the lane compares the
+// mean latency of the calls it released with its baseline, the lowest such
+// mean in the last Horizon. With the ratio g = Tolerance × baseline / mean,
+// clamped to [0.5, 1], the limit moves towards limit × g, plus the square
+// root of the limit when g is 1 and at least half of the budget was in
+// use: by Smoothing of the difference each window. A window in which a
+// call failed (other than by its caller's cancel: timeouts, mostly)
+// multiplies the limit by Backoff at once. It never leaves [MinLimit,
+// MaxLimit].
 type Adaptive struct {
 	MinLimit  int           // default 4
 	MaxLimit  int           // default the lane's Limit

@@ -331,6 +331,8 @@ func (s *lane) acquire(ctx context.Context, n int, parts []uint64) (*Permit, err
 	for _, p := range parts {
 		s.partWait[p]++
 	}
+	// Waiters held back by their partitions alone do not hold this one.
+	s.dispatch()
 	s.report()
 	s.mu.Unlock()
 
@@ -358,6 +360,9 @@ func (s *lane) acquire(ctx context.Context, n int, parts []uint64) (*Permit, err
 	} else {
 		if cause != nil {
 			reason = ReasonDeadline
+		} else if reason == ReasonDeadline {
+			// The timer ran to the deadline a moment before the context did.
+			cause = context.DeadlineExceeded
 		}
 		oe := s.overload("lane", s.limit, reason)
 		oe.Waited, oe.Cause = s.now().Sub(start), cause
