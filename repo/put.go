@@ -118,6 +118,11 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
+	ctx, admitted, err := r.admitPut(ctx, rows, cfg) // admission (admit.go)
+	if err != nil {
+		return r.nothingWritten(err, cfg.timestamp)
+	}
+	defer admitted()
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	if r.opts.Atomic {
