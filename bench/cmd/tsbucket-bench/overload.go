@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tsbucket/tsbucket/bench"
+	"github.com/tsbucket/tsbucket/internal/provision"
+)
+
+// overloadOnly is the -only value of the overload scenario (issue 27,
+// RELIABILITY.md). It runs alone: out/overload.json, out/overload.png and
+// the tables on stdout; results.json and BENCHMARKS.md are left alone.
+const overloadOnly = "overload"
+
+// runOverload runs bench.RunOverload on cl and releases cl.
+func runOverload(ctx context.Context, o options, cl *provision.Cluster, stdout, stderr io.Writer) error {
+	cfg := bench.OverloadConfig{}
+	if o.quick {
+		cfg = bench.QuickOverload()
+	}
+	cfg.Hosts, cfg.Datacenter, cfg.Keep, cfg.Log = cl.Hosts, cl.Datacenter, o.keep, stderr
+	commit := gitCommit(ctx)
+	rep, err := bench.RunOverload(ctx, cfg)
+	rep.Machine.Cluster, rep.Commit = cl.String(), commit
+	if err := errors.Join(err, cl.Close()); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, "overload.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	png, err := bench.OverloadChart(rep)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, "overload.png"), png, 0o644); err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, rep.Markdown())
+	return err
+}
