@@ -24,6 +24,7 @@ type OverloadConfig struct {
 	Preload  int // messages per channel written first; default 10
 	Page     int // items per read; default 10
 
+	Warm            time.Duration // closed-loop warm-up of each side, not measured; default 10 s
 	CapacityWorkers int           // closed-loop callers that measure capacity; default 64
 	CapacityTime    time.Duration // default 10 s
 	Multiple        float64       // burst load over capacity; default 3
@@ -47,11 +48,12 @@ type OverloadConfig struct {
 }
 
 // OverloadAdmission is the admission configuration the scenario measures:
-// adaptive lanes that start at 32 statements, a tight queue (5 ms) so a
-// shed call fails in milliseconds, and 4 calls at most per partition.
+// adaptive lanes that start at 32 statements, a tight queue (3 ms) so a
+// shed call fails in milliseconds, and 2 calls at most per partition and
+// lane.
 func OverloadAdmission() admission.Config {
 	lane := func() admission.LaneConfig {
-		return admission.LaneConfig{Limit: 32, PartitionLimit: 4, MaxQueueTime: 5 * time.Millisecond,
+		return admission.LaneConfig{Limit: 32, PartitionLimit: 2, MaxQueueTime: 3 * time.Millisecond,
 			Adaptive: &admission.Adaptive{MinLimit: 4, MaxLimit: 512}}
 	}
 	return admission.Config{Read: lane(), Write: lane()}
@@ -59,7 +61,7 @@ func OverloadAdmission() admission.Config {
 
 // QuickOverload is a smoke run of a few seconds a stretch.
 func QuickOverload() OverloadConfig {
-	return OverloadConfig{Channels: 100, Preload: 10, CapacityTime: 3 * time.Second, Before: 3 * time.Second,
+	return OverloadConfig{Channels: 100, Preload: 10, CapacityTime: 3 * time.Second, Warm: 2 * time.Second, Before: 3 * time.Second,
 		Burst: 6 * time.Second, After: 6 * time.Second, HotTime: 3 * time.Second}
 }
 
@@ -85,6 +87,7 @@ func (c OverloadConfig) withDefaults() OverloadConfig {
 	defInt(&c.HotCallers, 64)
 	defInt(&c.Others, 8)
 	def(&c.CapacityTime, 10*time.Second)
+	def(&c.Warm, 10*time.Second)
 	def(&c.Before, 15*time.Second)
 	def(&c.Burst, 60*time.Second)
 	def(&c.After, 30*time.Second)

@@ -202,6 +202,13 @@ func RunOverload(ctx context.Context, cfg OverloadConfig) (OverloadReport, error
 		return rep, err
 	}
 	rep.Machine.Server = serverVersionOf(ctx, o.load)
+	for _, s := range o.sides { // the JVM's and the driver's warm-up
+		if _, err := o.closedLoad(ctx, cfg.CapacityWorkers, cfg.Warm, func(ctx context.Context) (uint8, bool, error) {
+			return o.mixed(ctx, s, int64(cfg.Channels), mixedChannel)
+		}); err != nil {
+			return rep, err
+		}
+	}
 	capOf := map[string]float64{}
 	for _, s := range o.sides {
 		calls, err := o.closedLoad(ctx, cfg.CapacityWorkers, cfg.CapacityTime, func(ctx context.Context) (uint8, bool, error) {
