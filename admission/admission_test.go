@@ -347,6 +347,23 @@ func TestPredictedWaitShedsAtOnce(t *testing.T) {
 	drained(t, l, Read)
 }
 
+// Check sheds what Acquire would shed on arrival, and reserves nothing.
+func TestCheck(t *testing.T) {
+	l := newLimiter(t, Config{Read: LaneConfig{Limit: 1, MaxQueue: 1}})
+	if err := l.Check(context.Background(), Read, 1); err != nil {
+		t.Fatalf("Check on an empty lane: %v", err)
+	}
+	p := mustAcquire(t, l, Read, 1)
+	if err := l.Check(context.Background(), Read, 1); err != nil {
+		t.Fatalf("Check with room in the queue: %v", err)
+	}
+	if err := l.Check(context.Background(), Read, 2); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("Check over MaxQueue: %v, want ErrOverloaded", err)
+	}
+	p.Release(nil)
+	drained(t, l, Read)
+}
+
 func TestQueueFull(t *testing.T) {
 	l := newLimiter(t, Config{Read: LaneConfig{Limit: 1, MaxQueue: 1}})
 	p := mustAcquire(t, l, Read, 1)
@@ -437,10 +454,11 @@ type recorder struct {
 	sheds  map[string]int
 }
 
-func (r *recorder) AdmissionState(lane string, inFlight, queued, limit int) {
+func (r *recorder) AdmissionChange(lane string, inFlight, queued, limit int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.states[lane] = [3]int{inFlight, queued, limit}
+	s := r.states[lane]
+	r.states[lane] = [3]int{s[0] + inFlight, s[1] + queued, s[2] + limit}
 }
 func (r *recorder) AdmissionWait(lane string, _ time.Duration, admitted bool) {
 	r.mu.Lock()

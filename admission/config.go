@@ -101,9 +101,11 @@ type Config struct {
 // Observer receives a Limiter's figures. Its methods are called with the
 // lane's lock held: they must be quick and must not call the Limiter.
 type Observer interface {
-	// AdmissionState reports a lane's statements in flight, statements
-	// queued and limit after every change.
-	AdmissionState(lane string, inFlight, queued, limit int)
+	// AdmissionChange reports the change of a lane's statements in flight,
+	// statements queued and limit, after every change: changes, not
+	// values, so that the limiters of several sessions reporting to one
+	// Observer add up.
+	AdmissionChange(lane string, inFlight, queued, limit int)
 	// AdmissionWait reports the wait of one call, admitted or shed.
 	AdmissionWait(lane string, wait time.Duration, admitted bool)
 	// AdmissionShed counts one shed call and its reason (Reason*).

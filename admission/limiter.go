@@ -38,6 +38,10 @@ func New(cfg Config) (*Limiter, error) {
 		ln := &lane{id: Lane(i), name: Lane(i).String(), obs: cfg.Observer, now: now,
 			parts: map[uint64]int{}, partWait: map[uint64]int{}}
 		ln.configure(lc.withDefaults())
+		if ln.obs != nil { // every figure of the lane, before any call
+			ln.obs.AdmissionChange(ln.name, 0, 0, ln.limit)
+			ln.reported = [3]int{0, 0, ln.limit}
+		}
 		l.lanes[i] = ln
 	}
 	return l, nil
@@ -73,6 +77,43 @@ func (l *Limiter) Acquire(ctx context.Context, ln Lane, n int, parts ...uint64) 
 		return nil, fmt.Errorf("admission: %s lane: %w", ln, err)
 	}
 	return l.lanes[ln].acquire(ctx, max(n, 1), dedup(parts))
+}
+
+// Check reports whether a call of n statements of lane ln, whose
+// partitions are not known yet, would be shed if it arrived now: the
+// lane's queue is full, or its predicted wait exceeds what ctx's deadline
+// or MaxQueueTime leaves. It returns that *OverloadError (counted as a
+// shed) or nil, and reserves nothing: a caller uses it to shed before
+// costly preparation, then calls Acquire.
+func (l *Limiter) Check(ctx context.Context, ln Lane, n int) error {
+	if !l.Enabled() || ln >= numLanes {
+		return nil
+	}
+	s := l.lanes[ln]
+	n = max(n, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waiters.Len() == 0 && s.fits(n) {
+		return nil
+	}
+	budget, reason := s.cfg.MaxQueueTime, ReasonQueueTime
+	if dl, ok := ctx.Deadline(); ok {
+		if rem := dl.Sub(s.now()); rem < budget {
+			budget, reason = rem, ReasonDeadline
+		}
+	}
+	var shed *OverloadError
+	switch {
+	case budget <= 0:
+		shed = s.overload("lane", s.limit, reason)
+	case s.queued+n > s.cfg.MaxQueue:
+		shed = s.overload("lane", s.limit, ReasonQueueFull)
+	case s.predict(n) > budget:
+		shed = s.overload("lane", s.limit, ReasonPredicted)
+	default:
+		return nil
+	}
+	return shed
 }
 
 // SetLimit sets lane ln's limit at run time; waiters it now admits are
@@ -227,6 +268,7 @@ type lane struct {
 	hold     float64        // EWMA of the seconds a permit is held
 	admitted uint64
 	shed     uint64
+	reported [3]int // in flight, queued, limit as last reported
 	win      window
 	base     baseline
 }
@@ -472,8 +514,14 @@ func (s *lane) release(p *Permit, err error) {
 	s.report()
 }
 
+// report tells the Observer what changed since the last report.
 func (s *lane) report() {
-	if s.obs != nil {
-		s.obs.AdmissionState(s.name, s.inFlight, s.queued, s.limit)
+	if s.obs == nil {
+		return
+	}
+	now := [3]int{s.inFlight, s.queued, s.limit}
+	if now != s.reported {
+		s.obs.AdmissionChange(s.name, now[0]-s.reported[0], now[1]-s.reported[1], now[2]-s.reported[2])
+		s.reported = now
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tsbucket/tsbucket/admission"
 )
 
 // OverloadReport is the result of RunOverload (docs/bench/overload.json).
@@ -43,7 +45,11 @@ func overloadSettingsOf(c OverloadConfig) OverloadSettings {
 	a := c.Admission.Write
 	adm := fmt.Sprintf("lanes start at %d, partition limit %d, max queue time %v", a.Limit, a.PartitionLimit, a.MaxQueueTime)
 	if ad := a.Adaptive; ad != nil {
-		adm += fmt.Sprintf(", adaptive %d..%d, tolerance %.1f", ad.MinLimit, ad.MaxLimit, max(ad.Tolerance, 2))
+		tol := ad.Tolerance
+		if tol == 0 {
+			tol = admission.DefaultTolerance
+		}
+		adm += fmt.Sprintf(", adaptive %d..%d, tolerance %.1f", ad.MinLimit, ad.MaxLimit, tol)
 	}
 	return OverloadSettings{Channels: c.Channels, CapacityWorkers: c.CapacityWorkers, CapacitySeconds: c.CapacityTime.Seconds(),
 		Multiple: c.Multiple, Calm: c.Calm, BeforeSeconds: c.Before.Seconds(), BurstSeconds: c.Burst.Seconds(),

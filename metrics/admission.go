@@ -74,12 +74,14 @@ const (
 	AdmissionShed     = "shed"
 )
 
-// AdmissionState sets a lane's in-flight, queued and limit gauges
-// (admission.Observer).
-func (m *Metrics) AdmissionState(lane string, inFlight, queued, limit int) {
-	m.admission.inFlight.WithLabelValues(lane).Set(float64(inFlight))
-	m.admission.queued.WithLabelValues(lane).Set(float64(queued))
-	m.admission.limit.WithLabelValues(lane).Set(float64(limit))
+// AdmissionChange moves a lane's in-flight, queued and limit gauges by the
+// changes a limiter reports (admission.Observer): the limiters of several
+// sessions reporting here add up.
+func (m *Metrics) AdmissionChange(lane string, inFlight, queued, limit int) {
+	// Zeros too: a limiter's first report makes every series exist.
+	m.admission.inFlight.WithLabelValues(lane).Add(float64(inFlight))
+	m.admission.queued.WithLabelValues(lane).Add(float64(queued))
+	m.admission.limit.WithLabelValues(lane).Add(float64(limit))
 }
 
 // AdmissionWait records one call's wait for admission (admission.Observer).

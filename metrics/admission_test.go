@@ -32,7 +32,9 @@ tsbucket_admission_in_flight{lane="write"} 3
 # TYPE tsbucket_admission_limit gauge
 tsbucket_admission_limit{lane="write"} 16
 `
-	m.AdmissionState("write", 3, 2, 16)
+	m.AdmissionChange("write", 0, 0, 16) // a new limiter
+	m.AdmissionChange("write", 4, 2, 0)
+	m.AdmissionChange("write", -1, 0, 0)
 	m.AdmissionShed("write", "partition")
 	m.AdmissionWait("write", 2*time.Millisecond, true)
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),

@@ -20,7 +20,7 @@ func TestLint(t *testing.T) {
 	m.PartitionWrite("t", "p", 60_000, 10)
 	m.FanoutFailure("v")
 	m.ShardWrite("v", 3)
-	m.AdmissionState("write", 3, 1, 64)
+	m.AdmissionChange("write", 3, 1, 64)
 	m.AdmissionWait("write", time.Millisecond, true)
 	m.AdmissionShed("write", "queue_full")
 	m.TombstonesWritten("t", 1)

@@ -3,9 +3,15 @@ package repo
 import (
 	"context"
 	"errors"
+	"runtime"
+	"sync"
 	"sync/atomic"
+	"weak"
+
+	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/admission"
+	"github.com/tsbucket/tsbucket/metrics"
 )
 
 // Admission control (issue 27, package admission). Every operation asks
@@ -69,6 +75,16 @@ func (r *Repo[T]) admit(ctx context.Context, ln admission.Lane, n int, parts []u
 		p.Release(err)
 	}
 	return context.WithValue(ctx, admittedKey{}, a), done, nil
+}
+
+// shedEarly refuses a write of n statements or more before its rows are
+// derived, when admission would refuse it anyway: under a standing
+// overload a shed call then costs a lock, not the rows' reflection.
+func (r *Repo[T]) shedEarly(ctx context.Context, n int) error {
+	if admittedOf(ctx).holds(admission.Write) {
+		return nil
+	}
+	return r.opts.Admission.Check(ctx, admission.Write, n)
 }
 
 // rowParts are the partitions of rows for the per-partition bound: view
@@ -198,15 +214,12 @@ func (errRows) MapScan(map[string]any) bool { return false }
 func (errRows) Warnings() []string          { return nil }
 func (e errRows) Close() error              { return e.err }
 
-// wireAdmission makes the default Limiter when Options.Admission is nil
-// and puts admittedExecutor in front of the executor. Called by New.
+// wireAdmission takes the session's default Limiter when
+// Options.Admission is nil and puts admittedExecutor in front of the
+// executor. Called by New.
 func (r *Repo[T]) wireAdmission() error {
 	if r.opts.Admission == nil {
-		cfg := admission.Config{}
-		if r.opts.Metrics != nil {
-			cfg.Observer = r.opts.Metrics
-		}
-		l, err := admission.New(cfg)
+		l, err := sessionLimiter(r.session, r.opts.Metrics)
 		if err != nil {
 			return err
 		}
@@ -216,4 +229,33 @@ func (r *Repo[T]) wireAdmission() error {
 		r.executor = &admittedExecutor{next: r.executor, limiter: r.opts.Admission}
 	}
 	return nil
+}
+
+// sessionLimiters holds the default Limiter of each session, so that the
+// repositories of one session share one bound, as a session's connections
+// are shared. Keyed by a weak pointer: a session nobody uses any more is
+// collected, and its entry removed, as if it had never been seen.
+var sessionLimiters sync.Map // weak.Pointer[gocql.Session] -> *admission.Limiter
+
+// sessionLimiter returns session's default Limiter, made on first use
+// with admission's defaults, reporting to m (the first repository's
+// metrics: later repositories' metrics do not see it).
+func sessionLimiter(session *gocql.Session, m *metrics.Metrics) (*admission.Limiter, error) {
+	key := weak.Make(session)
+	if l, ok := sessionLimiters.Load(key); ok {
+		return l.(*admission.Limiter), nil
+	}
+	cfg := admission.Config{}
+	if m != nil {
+		cfg.Observer = m
+	}
+	l, err := admission.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	got, loaded := sessionLimiters.LoadOrStore(key, l)
+	if !loaded {
+		runtime.AddCleanup(session, func(k weak.Pointer[gocql.Session]) { sessionLimiters.Delete(k) }, key)
+	}
+	return got.(*admission.Limiter), nil
 }

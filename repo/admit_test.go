@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/tsbucket/tsbucket/admission"
 )
 
@@ -281,5 +283,30 @@ func TestAdmitDisabled(t *testing.T) {
 	}
 	if _, ok := r.executor.(*admittedExecutor); ok {
 		t.Fatal("a disabled Limiter still wraps the executor")
+	}
+}
+
+// The default Limiter is the session's: repositories on one session share
+// it, and another session has its own.
+func TestAdmitDefaultPerSession(t *testing.T) {
+	views := noteViews()
+	s1, s2 := tripwireSession(), tripwireSession()
+	open := func(s *gocql.Session) *Repo[note] {
+		t.Helper()
+		r, err := New[note](s, "ks", views, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b, c := open(s1), open(s1), open(s2)
+	if a.opts.Admission == nil || a.opts.Admission != b.opts.Admission {
+		t.Fatal("two repositories of one session have different default limiters")
+	}
+	if a.opts.Admission == c.opts.Admission {
+		t.Fatal("two sessions share a default limiter")
+	}
+	if got := a.opts.Admission.Stats(admission.Write).Limit; got != admission.DefaultLimit {
+		t.Fatalf("default write limit %d, want %d", got, admission.DefaultLimit)
 	}
 }

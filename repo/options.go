@@ -136,11 +136,12 @@ type Options struct {
 	// admission, issue 27): a read and a write lane, a bound per partition,
 	// and a bounded wait; a call refused fails with an error matching
 	// admission.ErrOverloaded having sent nothing, and a fan-out write is
-	// admitted whole or not at all. Share one Limiter between the
-	// repositories of a session. nil: New makes one with the package's
-	// generous defaults (1024 statements a lane, a quarter of that a
-	// partition, 1 s of queueing), reporting to Metrics;
-	// admission.Disabled() turns admission off.
+	// admitted whole or not at all. nil: the session's default Limiter,
+	// shared by every repository New makes on the same session (so the
+	// bound is the session's), with the package's generous defaults (1024
+	// statements a lane, a quarter of that a partition, 1 s of queueing),
+	// reporting to the Metrics of the first of them. admission.Disabled()
+	// turns admission off.
 	Admission *admission.Limiter
 	// WrapExecutor, when set, wraps the Executor every statement goes through
 	// (fault injection, auditing). It is called once, by New.

@@ -111,6 +111,9 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err != nil {
 		return err
 	}
+	if err := r.shedEarly(ctx, len(r.order)); err != nil { // admission (admit.go)
+		return r.nothingWritten(err, cfg.timestamp)
+	}
 	rows, err := r.placedRows(ctx, item, cfg)
 	if err != nil {
 		return fmt.Errorf("repo: put: %w", err)

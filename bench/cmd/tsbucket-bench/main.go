@@ -49,6 +49,8 @@ type options struct {
 	sizes    string // its sizes
 	nodetool bool   // flush an external cluster on this machine with nodetool
 	redraw   bool   // only redraw the scale chart and section from the JSON in out
+
+	burst time.Duration // -only overload: the burst's length (0: the default)
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -69,6 +71,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.sizes, "sizes", "", "with -scale: comma-separated message counts, increasing (default 250000,1000000,3000000)")
 	fs.BoolVar(&o.nodetool, "nodetool", false, "with -scale and TSBUCKET_HOSTS: flush through nodetool on JMX ports 7100, 7200, 7300 of this machine, as for a local cluster")
 	fs.BoolVar(&o.redraw, "redraw", false, "with -scale: run nothing, redraw out/scale.png and the markdown's scale section from the scale reports in out")
+	fs.DurationVar(&o.burst, "burst", 0, "with -only overload: how long the 3x burst lasts (default 60s)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -24,6 +24,9 @@ func runOverload(ctx context.Context, o options, cl *provision.Cluster, stdout, 
 		cfg = bench.QuickOverload()
 	}
 	cfg.Hosts, cfg.Datacenter, cfg.Keep, cfg.Log = cl.Hosts, cl.Datacenter, o.keep, stderr
+	if o.burst > 0 {
+		cfg.Burst = o.burst
+	}
 	commit := gitCommit(ctx)
 	rep, err := bench.RunOverload(ctx, cfg)
 	rep.Machine.Cluster, rep.Commit = cl.String(), commit
