@@ -17,7 +17,8 @@ type OverloadReport struct {
 	Machine  Machine          `json:"machine"`
 	Settings OverloadSettings `json:"settings"`
 	// Capacity is the calls per second the offered loads are multiples of:
-	// the larger of the two sides' closed-loop goodputs.
+	// the larger of the two sides' closed-loop goodputs (each the better of
+	// CapacityWorkers and 4 x CapacityWorkers callers).
 	Capacity float64          `json:"capacity_per_s"`
 	Sides    []OverloadResult `json:"sides"`
 	Hot      []HotResult      `json:"hot_partition"`
@@ -220,8 +221,8 @@ func summarizeHot(name string, cfg OverloadConfig, alone, beside, hot []call) Ho
 func (r OverloadReport) Markdown() string {
 	var b strings.Builder
 	s := r.Settings
-	fmt.Fprintf(&b, "Capacity %.0f calls/s (closed loop, %d callers, larger of the two sides); burst %.0fx for %.0f s between %.1fx stretches; deadline %.0f ms a call.\n\n",
-		r.Capacity, s.CapacityWorkers, s.Multiple, s.BurstSeconds, s.Calm, s.DeadlineMs)
+	fmt.Fprintf(&b, "Capacity %.0f calls/s (closed loop, best of %d and %d callers, larger of the two sides); burst %.0fx for %.0f s between %.1fx stretches; deadline %.0f ms a call.\n\n",
+		r.Capacity, s.CapacityWorkers, 4*s.CapacityWorkers, s.Multiple, s.BurstSeconds, s.Calm, s.DeadlineMs)
 	b.WriteString("| figure | target | " + strings.Join(sideNames(r.Sides), " | ") + " |\n|---|---|" + strings.Repeat("---|", len(r.Sides)) + "\n")
 	row := func(name, target string, f func(OverloadResult) string) {
 		cells := make([]string, len(r.Sides))
