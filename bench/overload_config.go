@@ -48,14 +48,14 @@ type OverloadConfig struct {
 }
 
 // OverloadAdmission is the admission configuration the scenario measures:
-// adaptive lanes (8 to 512 statements, latency tolerance 3x the
+// adaptive lanes (8 to 512 statements, latency tolerance 4x the
 // baseline) that start at 32 statements, a tight queue (3 ms) so a
 // shed call fails in milliseconds, and 2 calls at most per partition and
 // lane.
 func OverloadAdmission() admission.Config {
 	lane := func() admission.LaneConfig {
 		return admission.LaneConfig{Limit: 32, PartitionLimit: 2, MaxQueueTime: 3 * time.Millisecond,
-			Adaptive: &admission.Adaptive{MinLimit: 8, MaxLimit: 512, Tolerance: 3}}
+			Adaptive: &admission.Adaptive{MinLimit: 8, MaxLimit: 512, Tolerance: 4}}
 	}
 	return admission.Config{Read: lane(), Write: lane()}
 }

@@ -235,10 +235,12 @@ func (r OverloadReport) Markdown() string {
 	row("offered during the burst (calls/s)", "", func(x OverloadResult) string { return fmt.Sprintf("%.0f", x.BurstOffered) })
 	row("goodput during the burst (calls/s)", "", func(x OverloadResult) string { return fmt.Sprintf("%.0f", x.BurstGoodput) })
 	row("goodput / capacity", ">= 0.90", func(x OverloadResult) string { return fmt.Sprintf("%.2f", x.GoodputRatio) })
+	row("goodput / own capacity", "", func(x OverloadResult) string { return fmt.Sprintf("%.2f", x.BurstGoodput/max(x.OwnCapacity, 1)) })
 	row("unloaded p99 (ms)", "", func(x OverloadResult) string { return fmt.Sprintf("%.1f", x.UnloadedP99Ms) })
 	row("p99 of answered calls in the burst (ms)", "", func(x OverloadResult) string { return fmt.Sprintf("%.1f", x.BurstP99Ms) })
 	row("burst p99 / unloaded p99", "<= 3", func(x OverloadResult) string { return fmt.Sprintf("%.1f", x.P99Ratio) })
 	row("calls shed / failed in the burst", "", func(x OverloadResult) string { return fmt.Sprintf("%d / %d", x.Shed, x.Failed) })
+	row("of the failed: never sent, the generator's own bound (MaxOutstanding)", "", func(x OverloadResult) string { return fmt.Sprintf("%d", x.Dropped) })
 	row("time to fail an unanswered call, p50 / p99 (ms)", "p99 < 10", func(x OverloadResult) string {
 		return fmt.Sprintf("%.2f / %.2f", x.FailP50Ms, x.FailP99Ms)
 	})
