@@ -46,9 +46,9 @@ func OverloadChart(r OverloadReport) ([]byte, error) {
 	c.axis(plot, scale)
 	c.phases(plot, s, n)
 	y := func(v float64) int { return plot.Max.Y - int(math.Round(v/scale*float64(plot.Dy()))) }
-	c.series(plot, n, r.Sides[0].Timeline, func(sec Second) float64 { return float64(sec.Offered) }, y, colorOther)
+	c.series(plot, n, r.Sides[0].Timeline, func(sec Second) (float64, bool) { return float64(sec.Offered), true }, y, colorOther)
 	for i, x := range r.Sides {
-		c.series(plot, n, x.Timeline, func(sec Second) float64 { return float64(sec.OK) }, y, colors[i%2])
+		c.series(plot, n, x.Timeline, func(sec Second) (float64, bool) { return float64(sec.OK), true }, y, colors[i%2])
 	}
 	plot2 := plot.Add(image.Pt(0, ovPanelH))
 	c.text(chartMargin, chartTop+ovPanelH+16, "p99 latency of the calls answered, by arrival second (ms, log scale)", colorInk)
@@ -72,7 +72,8 @@ func OverloadChart(r OverloadReport) ([]byte, error) {
 	}
 	c.phases(plot2, s, n)
 	for i, x := range r.Sides {
-		c.series(plot2, n, x.Timeline, func(sec Second) float64 { return sec.P99Ms }, ly, colors[i%2])
+		// A second that answered nothing has no p99: a gap in the line.
+		c.series(plot2, n, x.Timeline, func(sec Second) (float64, bool) { return sec.P99Ms, sec.OK > 0 }, ly, colors[i%2])
 	}
 	for i, x := range r.Sides {
 		lx := chartMargin + 300*i
@@ -98,15 +99,17 @@ func (c canvas) phases(plot image.Rectangle, s OverloadSettings, n int) {
 	}
 }
 
-// series draws v of each second as a 2-pixel line.
-func (c canvas) series(plot image.Rectangle, n int, secs []Second, v func(Second) float64, y func(float64) int, col color.Color) {
+// series draws v of each second as a 2-pixel line, with a gap where v
+// has no value.
+func (c canvas) series(plot image.Rectangle, n int, secs []Second, v func(Second) (float64, bool), y func(float64) int, col color.Color) {
 	px := func(i int) int { return plot.Min.X + int((float64(i)+0.5)/float64(max(n, 1))*float64(plot.Dx())) }
 	for i := 1; i < len(secs); i++ {
-		a, b := secs[i-1], secs[i]
-		if v(a) == 0 && v(b) == 0 {
+		va, oka := v(secs[i-1])
+		vb, okb := v(secs[i])
+		if !oka || !okb || (va == 0 && vb == 0) {
 			continue
 		}
-		c.line(px(i-1), y(v(a)), px(i), y(v(b)), col)
+		c.line(px(i-1), y(va), px(i), y(vb), col)
 	}
 }
 

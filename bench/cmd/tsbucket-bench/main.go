@@ -70,7 +70,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.scale, "scale", false, "the scale run instead (make bench-scale): out/scale.json (scale-rf3.json with -nodes 3), out/scale.png and BENCHMARKS.md's scale section")
 	fs.StringVar(&o.sizes, "sizes", "", "with -scale: comma-separated message counts, increasing (default 250000,1000000,3000000)")
 	fs.BoolVar(&o.nodetool, "nodetool", false, "with -scale and TSBUCKET_HOSTS: flush through nodetool on JMX ports 7100, 7200, 7300 of this machine, as for a local cluster")
-	fs.BoolVar(&o.redraw, "redraw", false, "with -scale: run nothing, redraw out/scale.png and the markdown's scale section from the scale reports in out")
+	fs.BoolVar(&o.redraw, "redraw", false, "with -scale: run nothing, redraw out/scale.png and the markdown's scale section from the scale reports in out; with -only overload: redraw out/overload.png from out/overload.json")
 	fs.DurationVar(&o.burst, "burst", 0, "with -only overload: how long the 3x burst lasts (default 60s)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -93,6 +93,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.scale && o.redraw {
 		return writeScaleDocs(o)
+	}
+	if o.only == overloadOnly && o.redraw {
+		return redrawOverload(o)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -53,3 +53,25 @@ func runOverload(ctx context.Context, o options, cl *provision.Cluster, stdout, 
 	_, err = io.WriteString(stdout, rep.Markdown())
 	return err
 }
+
+// redrawOverload redraws out/overload.png from out/overload.json and
+// prints the tables, running nothing.
+func redrawOverload(o options) error {
+	js, err := os.ReadFile(filepath.Join(o.out, "overload.json"))
+	if err != nil {
+		return err
+	}
+	var rep bench.OverloadReport
+	if err := json.Unmarshal(js, &rep); err != nil {
+		return err
+	}
+	png, err := bench.OverloadChart(rep)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, "overload.png"), png, 0o644); err != nil {
+		return err
+	}
+	_, err = io.WriteString(os.Stdout, rep.Markdown())
+	return err
+}
