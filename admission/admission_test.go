@@ -333,10 +333,11 @@ func TestSetLimitAdmitsWaiters(t *testing.T) {
 func TestPredictedWaitShedsAtOnce(t *testing.T) {
 	l := newLimiter(t, Config{Read: LaneConfig{Limit: 1}})
 	p := mustAcquire(t, l, Read, 1)
-	time.Sleep(30 * time.Millisecond)
-	p.Release(nil) // the lane now knows a call holds its permit ~30 ms
+	time.Sleep(200 * time.Millisecond)
+	p.Release(nil) // the lane now knows a call holds its permit 200 ms or more
 	p = mustAcquire(t, l, Read, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	// 50 ms: left whole even on a busy machine, and far under 200 ms.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err := l.Acquire(ctx, Read, 1)
 	var oe *OverloadError
