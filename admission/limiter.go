@@ -65,7 +65,8 @@ func (l *Limiter) Enabled() bool { return l != nil && !l.off }
 // have completed; it is never nil when err is nil.
 //
 // n is at least 1; a call of more statements than the lane's limit is
-// admitted when the lane is otherwise empty.
+// admitted when the lane is otherwise empty. The Permit keeps parts until
+// it is released: do not change it before.
 func (l *Limiter) Acquire(ctx context.Context, ln Lane, n int, parts ...uint64) (*Permit, error) {
 	if !l.Enabled() {
 		return &Permit{}, nil
@@ -218,10 +219,14 @@ func PartitionOf(parts ...string) uint64 {
 }
 
 // dedup drops zeros and repeats; parts of one call are few, so a quadratic
-// scan without allocation beats a map below a few dozen.
+// scan without allocation beats a map below a few dozen. parts without
+// either (the usual case) is returned as it is, without a copy.
 func dedup(parts []uint64) []uint64 {
 	if len(parts) == 0 {
 		return nil
+	}
+	if len(parts) <= 32 && clean(parts) {
+		return parts
 	}
 	out := make([]uint64, 0, len(parts))
 	if len(parts) > 32 {
@@ -247,6 +252,20 @@ next:
 		out = append(out, p)
 	}
 	return out
+}
+
+func clean(parts []uint64) bool {
+	for i, p := range parts {
+		if p == 0 {
+			return false
+		}
+		for _, q := range parts[:i] {
+			if q == p {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // lane is one budget: its waiters, its partitions, its limit.

@@ -78,7 +78,7 @@ func (r *Repo[T]) deleteByID(ctx context.Context, loose []row, cfg writeConfig) 
 	if err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
-	defer admitted()
+	defer admitted.done()
 	var byID []row
 	rest := rows[:0:0]
 	for _, rw := range rows {
@@ -106,7 +106,7 @@ func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, cfg writeConfig) e
 	if err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
-	defer admitted()
+	defer admitted.done()
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	errs := make([]error, len(rows))

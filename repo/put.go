@@ -125,7 +125,7 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
-	defer admitted()
+	defer admitted.done()
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	if r.opts.Atomic {

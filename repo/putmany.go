@@ -41,7 +41,7 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 	if err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
-	defer admitted()
+	defer admitted.done()
 	return r.sendGroups(ctx, jobs, cfg)
 }
 
