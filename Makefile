@@ -83,6 +83,16 @@ bench-shards:
 	scripts/ensure-deps.sh
 	$(GO) run ./bench/cmd/tsbucket-bench -only hotshard -nodes 3 $(BENCHFLAGS)
 
+# Overload without collapse (RELIABILITY.md, "Overload"): on one local
+# node, tsbucket with admission control beside a plain gocql session under
+# the same open-loop load (0.5x, 3x for 60 s, 0.5x of the measured
+# capacity), then a hot partition. Writes docs/bench/overload.json and
+# docs/bench/overload.png and prints the tables; nothing else. About 8 minutes.
+.PHONY: bench-overload
+bench-overload:
+	scripts/ensure-deps.sh
+	$(GO) run ./bench/cmd/tsbucket-bench -only overload $(BENCHFLAGS)
+
 # Beyond the memtable (BENCHMARKS.md, "Scale run"): the chat views loaded with
 # SCALE_SIZES messages one after another on one local node (Zipf-skewed
 # channels, 2% deleted, flushed with nodetool, TWCS compacting), tsbucket's

@@ -131,6 +131,7 @@ func clientSections() []section {
 			{"Retries per second by table", "Driver retries of idempotent statements.", "reqps",
 				[]querySpec{{sumRate("table", "tsbucket_cql_statement_retries_total", client), "{{table}}"}}},
 		}},
+		admissionSection(),
 		{"Read walks", false, []panelSpec{
 			{"Buckets per read", "Buckets one page walked: mean and 99th percentile.", "short",
 				[]querySpec{{mean("table", "tsbucket_read_buckets_visited", client), "mean {{table}}"},
@@ -187,6 +188,24 @@ func clientSections() []section {
 				[]querySpec{{"sum by (job) (up)", "{{job}}"}}},
 		}},
 	}
+}
+
+// admissionSection shows the client-side admission control (package
+// admission) by lane: its families have no table label, a lane bounds
+// every table of the session at once.
+func admissionSection() section {
+	gauge := func(metric string) string { return "sum by (lane) (" + metric + "{" + service + "})" }
+	return section{"Admission control", false, []panelSpec{
+		{"Statements in flight and limit by lane", "Statements admitted and not yet completed, and the lane's limit (it moves with an adaptive limit).", "short",
+			[]querySpec{{gauge("tsbucket_admission_in_flight"), "in flight {{lane}}"}, {gauge("tsbucket_admission_limit"), "limit {{lane}}"}}},
+		{"Queued statements by lane", "Statements waiting to be admitted (at most MaxQueueTime each).", "short",
+			[]querySpec{{gauge("tsbucket_admission_queued"), "{{lane}}"}}},
+		{"Shed calls per second by lane and reason", "Calls refused with ErrOverloaded, having sent nothing: queue_full, partition (a hot partition), predicted_wait, queue_time, deadline.", "ops",
+			[]querySpec{{sumRate("lane, reason", "tsbucket_admission_shed_total", service), "{{lane}} {{reason}}"}}},
+		{"Admission wait p99 by lane", "99th percentile of the time an admitted call waited for its permit (0 when admitted at once).", "s",
+			[]querySpec{{quantile("0.99", "lane", "tsbucket_admission_wait_seconds", and(service, `outcome="admitted"`)), "{{lane}}"},
+				{sumRate("lane", "tsbucket_admission_wait_seconds_count", service), "calls/s {{lane}}"}}},
+	}}
 }
 
 // scyllaRate sums a Scylla counter over shards per node.

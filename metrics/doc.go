@@ -1,6 +1,7 @@
 // Package metrics exports Prometheus collectors for tsbucket: statement
-// latencies, read walks, partition sizes, writes per shard, tombstones and
-// fan-out failures.
+// latencies, read walks, partition sizes, writes per shard, tombstones,
+// fan-out failures and admission control (per lane: in flight, queued,
+// limit, waits, sheds; Metrics implements admission.Observer).
 //
 // Contract:
 //   - Every collector is registered on the prometheus.Registerer the caller

@@ -20,6 +20,9 @@ func TestLint(t *testing.T) {
 	m.PartitionWrite("t", "p", 60_000, 10)
 	m.FanoutFailure("v")
 	m.ShardWrite("v", 3)
+	m.AdmissionChange("write", 3, 1, 64)
+	m.AdmissionWait("write", time.Millisecond, true)
+	m.AdmissionShed("write", "queue_full")
 	m.TombstonesWritten("t", 1)
 	m.ServerWarnings("t", []string{"Read 1 live rows and 20 tombstone cells"})
 	m.tombstones.traces.WithLabelValues("t", TraceRead).Inc()
@@ -48,7 +51,7 @@ func TestLint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(mfs), 24; got != want {
+	if got, want := len(mfs), 29; got != want {
 		t.Errorf("gathered %d families, want %d (one per documented metric)", got, want)
 	}
 }

@@ -145,6 +145,7 @@ type Metrics struct {
 	fanout     *prometheus.CounterVec
 	shards     *shardWrites
 	schemes    schemeVecs
+	admission  admissionVecs
 
 	observers snapshotMap[statementKey, *StatementObserver]
 }
@@ -170,12 +171,13 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 			Name: "tsbucket_fanout_failures_total",
 			Help: "Writes whose fan-out failed on this view's table while other views may have succeeded.",
 		}, []string{"table"}),
-		shards:  newShardWrites(),
-		schemes: newSchemeVecs(),
+		shards:    newShardWrites(),
+		schemes:   newSchemeVecs(),
+		admission: newAdmissionVecs().init(),
 	}
 	m.partitions = newPartitions(cfg)
 	cs := slices.Concat(m.statements.collectors(), m.walk.collectors(),
-		m.partitions.collectors(), m.tombstones.collectors(), m.schemes.collectors(),
+		m.partitions.collectors(), m.tombstones.collectors(), m.schemes.collectors(), m.admission.collectors(),
 		[]prometheus.Collector{m.fanout, m.shards.writes})
 	if err := registerAll(reg, cs); err != nil {
 		return nil, err

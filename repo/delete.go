@@ -74,6 +74,11 @@ func (r *Repo[T]) deleteByID(ctx context.Context, loose []row, cfg writeConfig) 
 	if err != nil {
 		return fmt.Errorf("repo: delete: stored item: %w", err)
 	}
+	ctx, admitted, err := r.admitDelete(ctx, rows) // admission of both rounds (admit.go)
+	if err != nil {
+		return r.nothingWritten(err, cfg.timestamp)
+	}
+	defer admitted.done()
 	var byID []row
 	rest := rows[:0:0]
 	for _, rw := range rows {
@@ -97,6 +102,11 @@ func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, cfg writeConfig) e
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
+	ctx, admitted, err := r.admitDelete(ctx, rows) // admission (admit.go)
+	if err != nil {
+		return r.nothingWritten(err, cfg.timestamp)
+	}
+	defer admitted.done()
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	errs := make([]error, len(rows))

@@ -141,4 +141,14 @@
 // which applies the context, consistency, idempotence, metrics observers and
 // tombstone trace sampling. Options.WrapExecutor puts a layer in front of it:
 // fault injection in tests, auditing in services.
+//
+// # Admission control
+//
+// Before it sends anything, every Put, PutMany, Delete and read asks
+// Options.Admission (package admission; by default the session's Limiter)
+// for all the statements it will have in flight, in a read or a write lane,
+// with a bound per partition: a fan-out is admitted whole or refused whole,
+// and a refused call fails with an error matching admission.ErrOverloaded
+// having sent nothing (admit.go). Statements outside an operation are
+// admitted one by one in front of WrapExecutor's layer.
 package repo

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/tsbucket/tsbucket/admission"
 	"github.com/tsbucket/tsbucket/metrics"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -131,6 +132,17 @@ type Options struct {
 	// nothing, assumes the 2038 limit. A write whose rows would expire
 	// after it is refused up front with ErrBadTTL.
 	MaxExpiry time.Time
+	// Admission bounds the statements in flight across calls (package
+	// admission, issue 27): a read and a write lane, a bound per partition,
+	// and a bounded wait; a call refused fails with an error matching
+	// admission.ErrOverloaded having sent nothing, and a fan-out write is
+	// admitted whole or not at all. nil: the session's default Limiter,
+	// shared by every repository New makes on the same session (so the
+	// bound is the session's), with the package's generous defaults (1024
+	// statements a lane, a quarter of that a partition, 1 s of queueing),
+	// reporting to the Metrics of the first of them. admission.Disabled()
+	// turns admission off.
+	Admission *admission.Limiter
 	// WrapExecutor, when set, wraps the Executor every statement goes through
 	// (fault injection, auditing). It is called once, by New.
 	WrapExecutor func(Executor) Executor

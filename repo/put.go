@@ -111,6 +111,9 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err != nil {
 		return err
 	}
+	if err := r.shedEarly(ctx, len(r.order)); err != nil { // admission (admit.go)
+		return r.nothingWritten(err, cfg.timestamp)
+	}
 	rows, err := r.placedRows(ctx, item, cfg)
 	if err != nil {
 		return fmt.Errorf("repo: put: %w", err)
@@ -118,6 +121,11 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
+	ctx, admitted, err := r.admitPut(ctx, rows, cfg) // admission (admit.go)
+	if err != nil {
+		return r.nothingWritten(err, cfg.timestamp)
+	}
+	defer admitted.done()
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	if r.opts.Atomic {

@@ -36,7 +36,13 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
-	return r.sendGroups(ctx, r.planBatches(rows), cfg)
+	jobs := r.planBatches(rows)
+	ctx, admitted, err := r.admitGroups(ctx, jobs) // admission (admit.go)
+	if err != nil {
+		return r.nothingWritten(err, cfg.timestamp)
+	}
+	defer admitted.done()
+	return r.sendGroups(ctx, jobs, cfg)
 }
 
 // sendGroups writes the groups of rows, at most Options.WriteConcurrency at

@@ -115,9 +115,9 @@ func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
 		return Page[T]{}, err
 	}
 	if r.opts.NoCoalesce {
-		return w.run(ctx)
+		return r.admitRead(ctx, q, w.run) // admission (admit.go)
 	}
-	p, coalesced, err := r.flights.do(ctx, w.flightKey(), func() (Page[T], error) { return w.run(ctx) })
+	p, coalesced, err := r.flights.do(ctx, w.flightKey(), func() (Page[T], error) { return r.admitRead(ctx, q, w.run) })
 	if coalesced && err == nil && r.opts.Metrics != nil {
 		r.opts.Metrics.Coalesced(q.View)
 	}

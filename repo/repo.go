@@ -152,6 +152,9 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 			return nil, fmt.Errorf("%w: WrapExecutor returned nil", ErrBadOptions)
 		}
 	}
+	if err := r.wireAdmission(); err != nil { // admit.go (issue 27)
+		return nil, err
+	}
 	r.meta = clusterMetadata{session: session, exec: r.executor, keyspace: keyspace}
 	if t != recordType {
 		if err := r.checkReservedFields(t); err != nil {

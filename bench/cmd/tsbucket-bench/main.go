@@ -7,6 +7,7 @@
 //	go run ./bench/cmd/tsbucket-bench -quick     # every scenario, small sizes
 //	go run ./bench/cmd/tsbucket-bench -only hotshard -nodes 3   # write sharding (make bench-shards)
 //	go run ./bench/cmd/tsbucket-bench -scale                     # beyond the memtable (make bench-scale)
+//	go run ./bench/cmd/tsbucket-bench -only overload             # overload without collapse (make bench-overload)
 package main
 
 import (
@@ -48,6 +49,8 @@ type options struct {
 	sizes    string // its sizes
 	nodetool bool   // flush an external cluster on this machine with nodetool
 	redraw   bool   // only redraw the scale chart and section from the JSON in out
+
+	burst time.Duration // -only overload: the burst's length (0: the default)
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -59,7 +62,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.quick, "quick", false, "small sizes: a smoke run of every scenario")
 	fs.BoolVar(&o.keep, "keep", false, "keep the bench keyspace after the run")
 	fs.IntVar(&o.rounds, "rounds", 0, "interleaved rounds per scenario (0: the default)")
-	fs.StringVar(&o.only, "only", "", "comma-separated scenarios to run (dense,sparse,writes,hot,deep); use with -out elsewhere and -markdown \"\"; \"hotshard\" alone runs the write-sharding benchmark instead (out/hotshard.json, tables on stdout)")
+	fs.StringVar(&o.only, "only", "", "comma-separated scenarios to run (dense,sparse,writes,hot,deep); use with -out elsewhere and -markdown \"\"; \"hotshard\" alone runs the write-sharding benchmark instead (out/hotshard.json, tables on stdout); \"overload\" alone the overload scenario (out/overload.json, out/overload.png, tables on stdout)")
 	fs.IntVar(&o.nodes, "nodes", 1, "nodes of the local Cassandra cluster when one is started (1 or 3)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (the client side) to this file")
 	fs.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of this process (the client side) to this file at the end (go tool pprof -sample_index=alloc_space)")
@@ -67,7 +70,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.scale, "scale", false, "the scale run instead (make bench-scale): out/scale.json (scale-rf3.json with -nodes 3), out/scale.png and BENCHMARKS.md's scale section")
 	fs.StringVar(&o.sizes, "sizes", "", "with -scale: comma-separated message counts, increasing (default 250000,1000000,3000000)")
 	fs.BoolVar(&o.nodetool, "nodetool", false, "with -scale and TSBUCKET_HOSTS: flush through nodetool on JMX ports 7100, 7200, 7300 of this machine, as for a local cluster")
-	fs.BoolVar(&o.redraw, "redraw", false, "with -scale: run nothing, redraw out/scale.png and the markdown's scale section from the scale reports in out")
+	fs.BoolVar(&o.redraw, "redraw", false, "with -scale: run nothing, redraw out/scale.png and the markdown's scale section from the scale reports in out; with -only overload: redraw out/overload.png from out/overload.json")
+	fs.DurationVar(&o.burst, "burst", 0, "with -only overload: how long the 3x burst lasts (default 60s)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -90,6 +94,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.scale && o.redraw {
 		return writeScaleDocs(o)
 	}
+	if o.only == overloadOnly && o.redraw {
+		return redrawOverload(o)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
@@ -101,6 +108,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.only == hotshard {
 		return runShards(ctx, o, cl, stdout, stderr)
+	}
+	if o.only == overloadOnly {
+		return runOverload(ctx, o, cl, stdout, stderr)
 	}
 	if o.scale {
 		return runScale(ctx, o, args, cl, stdout, stderr)

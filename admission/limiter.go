@@ -1,0 +1,546 @@
+package admission
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Limiter admits calls to a cluster. One Limiter belongs to one session:
+// share it between the repositories that use the session, so the bound is
+// the session's. It is safe for concurrent use. The zero value is not
+// usable: call New (or Disabled).
+type Limiter struct {
+	lanes [numLanes]*lane
+	now   func() time.Time
+	off   bool
+}
+
+// New validates cfg and returns a Limiter with its defaults filled in.
+func New(cfg Config) (*Limiter, error) {
+	if err := cfg.Read.validate("Read"); err != nil {
+		return nil, err
+	}
+	if err := cfg.Write.validate("Write"); err != nil {
+		return nil, err
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	l := &Limiter{now: now}
+	for i, lc := range []LaneConfig{cfg.Read, cfg.Write} {
+		ln := &lane{id: Lane(i), name: Lane(i).String(), obs: cfg.Observer, now: now,
+			parts: map[uint64]int{}, partWait: map[uint64]int{}}
+		ln.configure(lc.withDefaults())
+		if ln.obs != nil { // every figure of the lane, before any call
+			ln.obs.AdmissionChange(ln.name, 0, 0, ln.limit)
+			ln.reported = [3]int{0, 0, ln.limit}
+		}
+		l.lanes[i] = ln
+	}
+	return l, nil
+}
+
+// Disabled returns a Limiter that admits every call at once and counts
+// nothing: admission control turned off.
+func Disabled() *Limiter { return &Limiter{off: true} }
+
+// Enabled reports whether l bounds anything (false for Disabled and nil).
+func (l *Limiter) Enabled() bool { return l != nil && !l.off }
+
+// Acquire admits a call that sends n statements of lane ln, touching the
+// partitions parts (PartitionOf; 0 stands for none): all of them at once,
+// or none. It waits, first come first served, at most the lane's
+// MaxQueueTime and never past ctx's deadline; a call that cannot be
+// admitted in that time is refused at once when that can be foreseen.
+// The error is an *OverloadError (ErrOverloaded) for a shed call, or the
+// context's error (wrapped) when ctx was canceled while waiting. The
+// returned Permit must be released (Release) once the call's statements
+// have completed; it is never nil when err is nil.
+//
+// n is at least 1; a call of more statements than the lane's limit is
+// admitted when the lane is otherwise empty. The Permit keeps parts until
+// it is released: do not change it before.
+func (l *Limiter) Acquire(ctx context.Context, ln Lane, n int, parts ...uint64) (*Permit, error) {
+	if !l.Enabled() {
+		return &Permit{}, nil
+	}
+	if ln >= numLanes {
+		return nil, fmt.Errorf("%w: no lane %d", ErrBadConfig, ln)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("admission: %s lane: %w", ln, err)
+	}
+	return l.lanes[ln].acquire(ctx, max(n, 1), dedup(parts))
+}
+
+// Check reports whether a call of n statements of lane ln, whose
+// partitions are not known yet, would be shed if it arrived now: the
+// lane's queue is full, or its predicted wait exceeds what ctx's deadline
+// or MaxQueueTime leaves. It returns that *OverloadError (counted as a
+// shed) or nil, and reserves nothing: a caller uses it to shed before
+// costly preparation, then calls Acquire.
+func (l *Limiter) Check(ctx context.Context, ln Lane, n int) error {
+	if !l.Enabled() || ln >= numLanes {
+		return nil
+	}
+	s := l.lanes[ln]
+	n = max(n, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waiters.Len() == 0 && s.fits(n) {
+		return nil
+	}
+	budget, reason := s.cfg.MaxQueueTime, ReasonQueueTime
+	if dl, ok := ctx.Deadline(); ok {
+		if rem := dl.Sub(s.now()); rem < budget {
+			budget, reason = rem, ReasonDeadline
+		}
+	}
+	var shed *OverloadError
+	switch {
+	case budget <= 0:
+		shed = s.overload("lane", s.limit, reason)
+	case s.queued+n > s.cfg.MaxQueue:
+		shed = s.overload("lane", s.limit, ReasonQueueFull)
+	case s.predict(n) > budget:
+		shed = s.overload("lane", s.limit, ReasonPredicted)
+	default:
+		return nil
+	}
+	return shed
+}
+
+// SetLimit sets lane ln's limit at run time; waiters it now admits are
+// admitted at once. With an Adaptive lane it is the new starting point and
+// the new MaxLimit. A limit below 1 is taken as 1.
+func (l *Limiter) SetLimit(ln Lane, limit int) {
+	if !l.Enabled() || ln >= numLanes {
+		return
+	}
+	limit = max(limit, 1)
+	s := l.lanes[ln]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.Limit = limit
+	if a := s.cfg.Adaptive; a != nil {
+		b := *a
+		b.MaxLimit = limit
+		b.MinLimit = min(b.MinLimit, limit)
+		s.cfg.Adaptive = &b
+	}
+	s.setLimit(float64(limit))
+	s.dispatch()
+	s.report()
+}
+
+// SetLane replaces lane ln's configuration at run time (defaults filled in
+// as by New); the calls in flight keep their permits.
+func (l *Limiter) SetLane(ln Lane, c LaneConfig) error {
+	if !l.Enabled() || ln >= numLanes {
+		return fmt.Errorf("%w: no lane %d", ErrBadConfig, ln)
+	}
+	if err := c.validate(ln.String()); err != nil {
+		return err
+	}
+	s := l.lanes[ln]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.configure(c.withDefaults())
+	s.dispatch()
+	s.report()
+	return nil
+}
+
+// LaneStats is a snapshot of one lane.
+type LaneStats struct {
+	InFlight, Queued, Limit, PartitionLimit int
+	// Admitted and Shed count calls since New.
+	Admitted, Shed uint64
+}
+
+// Stats returns a snapshot of lane ln.
+func (l *Limiter) Stats(ln Lane) LaneStats {
+	if !l.Enabled() || ln >= numLanes {
+		return LaneStats{}
+	}
+	s := l.lanes[ln]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return LaneStats{InFlight: s.inFlight, Queued: s.queued, Limit: s.limit,
+		PartitionLimit: s.partLimit(), Admitted: s.admitted, Shed: s.shed}
+}
+
+// Permit is an admitted call's hold on its lane. Release gives it back.
+type Permit struct {
+	s     *lane
+	n     int
+	parts []uint64
+	start time.Time
+	done  atomic.Bool
+}
+
+// Release gives the permit back, once: later calls do nothing, so a
+// deferred Release next to an explicit one is safe. err is the call's
+// outcome, for the adaptive limit: nil counts its latency; a context
+// cancel (the caller gave up) counts nothing; any other error counts as a
+// sign of overload.
+func (p *Permit) Release(err error) {
+	if p == nil || p.s == nil || !p.done.CompareAndSwap(false, true) {
+		return
+	}
+	p.s.release(p, err)
+}
+
+// PartitionOf is a cheap partition identity for Acquire: a 64-bit FNV-1a
+// hash of the parts (a table and the partition's key text, say), never 0.
+// Collisions only make two partitions share a bound.
+func PartitionOf(parts ...string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, p := range parts {
+		for i := 0; i < len(p); i++ {
+			h ^= uint64(p[i])
+			h *= prime
+		}
+		h ^= 0xff // separator: ("ab","c") differs from ("a","bc")
+		h *= prime
+	}
+	if h == 0 {
+		return 1
+	}
+	return h
+}
+
+// dedup drops zeros and repeats; parts of one call are few, so a quadratic
+// scan without allocation beats a map below a few dozen. parts without
+// either (the usual case) is returned as it is, without a copy.
+func dedup(parts []uint64) []uint64 {
+	if len(parts) == 0 {
+		return nil
+	}
+	if len(parts) <= 32 && clean(parts) {
+		return parts
+	}
+	out := make([]uint64, 0, len(parts))
+	if len(parts) > 32 {
+		seen := make(map[uint64]struct{}, len(parts))
+		for _, p := range parts {
+			if _, ok := seen[p]; p != 0 && !ok {
+				seen[p] = struct{}{}
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+next:
+	for _, p := range parts {
+		if p == 0 {
+			continue
+		}
+		for _, q := range out {
+			if q == p {
+				continue next
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func clean(parts []uint64) bool {
+	for i, p := range parts {
+		if p == 0 {
+			return false
+		}
+		for _, q := range parts[:i] {
+			if q == p {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lane is one budget: its waiters, its partitions, its limit.
+type lane struct {
+	id   Lane
+	name string
+	obs  Observer
+	now  func() time.Time
+
+	mu       sync.Mutex
+	cfg      LaneConfig
+	limit    int
+	flimit   float64 // the adaptive limit before rounding
+	inFlight int
+	queued   int            // statements waiting
+	waiters  list.List      // of *waiter, oldest first
+	parts    map[uint64]int // calls in flight per partition
+	partWait map[uint64]int // calls waiting per partition
+	hold     float64        // EWMA of the seconds a permit is held
+	admitted uint64
+	shed     uint64
+	reported [3]int // in flight, queued, limit as last reported
+	win      window
+	base     baseline
+}
+
+type waiter struct {
+	n       int
+	parts   []uint64
+	ready   chan struct{}
+	granted bool
+	elem    *list.Element
+}
+
+func (s *lane) configure(c LaneConfig) {
+	s.cfg = c
+	s.setLimit(float64(c.Limit))
+	if c.Adaptive != nil {
+		s.setLimit(min(max(s.flimit, float64(c.Adaptive.MinLimit)), float64(c.Adaptive.MaxLimit)))
+	}
+}
+
+func (s *lane) setLimit(f float64) {
+	s.flimit = f
+	s.limit = max(int(math.Round(f)), 1)
+}
+
+// partLimit is the bound of one partition: PartitionLimit, or a quarter of
+// the lane's current limit.
+func (s *lane) partLimit() int {
+	if s.cfg.PartitionLimit > 0 {
+		return s.cfg.PartitionLimit
+	}
+	return max(s.limit/DefaultPartitionShare, 1)
+}
+
+// fits reports whether a call of n statements fits the lane's budget now: a
+// call larger than the limit fits an empty lane.
+func (s *lane) fits(n int) bool {
+	return s.inFlight == 0 || s.inFlight+n <= s.limit
+}
+
+func (s *lane) partsFree(parts []uint64) bool {
+	pl := s.partLimit()
+	for _, p := range parts {
+		if s.parts[p] >= pl {
+			return false
+		}
+	}
+	return true
+}
+
+// grant takes n statements and one slot of each partition; lock held.
+func (s *lane) grant(n int, parts []uint64) {
+	s.inFlight += n
+	for _, p := range parts {
+		s.parts[p]++
+	}
+	s.admitted++
+	s.win.busy = max(s.win.busy, s.inFlight)
+}
+
+func (s *lane) acquire(ctx context.Context, n int, parts []uint64) (*Permit, error) {
+	s.mu.Lock()
+	if s.waiters.Len() == 0 && s.fits(n) && s.partsFree(parts) {
+		s.grant(n, parts)
+		p := &Permit{s: s, n: n, parts: parts, start: s.now()}
+		s.report()
+		if s.obs != nil {
+			s.obs.AdmissionWait(s.name, 0, true)
+		}
+		s.mu.Unlock()
+		return p, nil
+	}
+	// The wait allowed: MaxQueueTime, or less if the deadline is nearer.
+	budget, reason := s.cfg.MaxQueueTime, ReasonQueueTime
+	start := s.now()
+	if dl, ok := ctx.Deadline(); ok {
+		if rem := dl.Sub(start); rem < budget {
+			budget, reason = rem, ReasonDeadline
+		}
+	}
+	var shed *OverloadError
+	switch {
+	case budget <= 0:
+		shed = s.overload("lane", s.limit, reason)
+	case s.queued+n > s.cfg.MaxQueue:
+		shed = s.overload("lane", s.limit, ReasonQueueFull)
+	case !s.partsQueueable(parts):
+		shed = s.overload("partition", s.partLimit(), ReasonPartition)
+	case s.predict(n) > budget:
+		shed = s.overload("lane", s.limit, ReasonPredicted)
+	}
+	if shed != nil {
+		if reason == ReasonDeadline && shed.Reason == ReasonDeadline {
+			shed.Cause = context.DeadlineExceeded
+		}
+		s.mu.Unlock()
+		return nil, shed
+	}
+	w := &waiter{n: n, parts: parts, ready: make(chan struct{})}
+	w.elem = s.waiters.PushBack(w)
+	s.queued += n
+	for _, p := range parts {
+		s.partWait[p]++
+	}
+	// Waiters held back by their partitions alone do not hold this one.
+	s.dispatch()
+	s.report()
+	s.mu.Unlock()
+
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	var cause error
+	select {
+	case <-w.ready:
+		return s.admittedAfter(w, start), nil
+	case <-timer.C:
+	case <-ctx.Done():
+		cause = ctx.Err()
+	}
+	s.mu.Lock()
+	if w.granted {
+		// Granted in the same instant: give it back, so that a call that
+		// returns an error holds nothing.
+		s.put(&Permit{n: w.n, parts: w.parts})
+	} else {
+		s.dequeue(w)
+	}
+	var err error
+	if errors.Is(cause, context.Canceled) {
+		err = fmt.Errorf("admission: %s lane: %w", s.name, cause)
+	} else {
+		if cause != nil {
+			reason = ReasonDeadline
+		} else if reason == ReasonDeadline {
+			// The timer ran to the deadline a moment before the context did.
+			cause = context.DeadlineExceeded
+		}
+		oe := s.overload("lane", s.limit, reason)
+		oe.Waited, oe.Cause = s.now().Sub(start), cause
+		err = oe
+	}
+	s.dispatch()
+	s.report()
+	s.mu.Unlock()
+	return nil, err
+}
+
+// admittedAfter is the Permit of a granted waiter; its hold starts now.
+func (s *lane) admittedAfter(w *waiter, start time.Time) *Permit {
+	now := s.now()
+	if s.obs != nil {
+		s.mu.Lock()
+		s.obs.AdmissionWait(s.name, now.Sub(start), true)
+		s.mu.Unlock()
+	}
+	return &Permit{s: s, n: w.n, parts: w.parts, start: now}
+}
+
+// overload counts a shed call; called with the lock held.
+func (s *lane) overload(scope string, limit int, reason string) *OverloadError {
+	s.shed++
+	if s.obs != nil {
+		s.obs.AdmissionShed(s.name, reason)
+		s.obs.AdmissionWait(s.name, 0, false)
+	}
+	return &OverloadError{Lane: s.id, Scope: scope, Limit: limit, Reason: reason}
+}
+
+// partsQueueable reports whether every partition of a call has room in
+// its waiting line (PartitionLimit waiters at most).
+func (s *lane) partsQueueable(parts []uint64) bool {
+	pl := s.partLimit()
+	for _, p := range parts {
+		if s.partWait[p] >= pl {
+			return false
+		}
+	}
+	return true
+}
+
+// predict is how long a call of n statements arriving now would wait: the
+// statements ahead of it that the free budget cannot take, at the lane's
+// throughput (limit statements per mean hold). Zero until a hold is known.
+func (s *lane) predict(n int) time.Duration {
+	if s.hold == 0 {
+		return 0
+	}
+	demand := s.queued + n - (s.limit - s.inFlight)
+	if demand <= 0 {
+		return 0
+	}
+	return time.Duration(float64(demand) / float64(s.limit) * s.hold * float64(time.Second))
+}
+
+func (s *lane) dequeue(w *waiter) {
+	s.waiters.Remove(w.elem)
+	s.queued -= w.n
+	for _, p := range w.parts {
+		if s.partWait[p]--; s.partWait[p] <= 0 {
+			delete(s.partWait, p)
+		}
+	}
+}
+
+// dispatch admits waiters in order while the budget lasts; a waiter held
+// back only by its partition is passed over. Called with the lock held.
+func (s *lane) dispatch() {
+	for e := s.waiters.Front(); e != nil; {
+		w := e.Value.(*waiter)
+		next := e.Next()
+		if !s.fits(w.n) {
+			return
+		}
+		if s.partsFree(w.parts) {
+			s.dequeue(w)
+			s.grant(w.n, w.parts)
+			w.granted = true
+			close(w.ready)
+		}
+		e = next
+	}
+}
+
+// put returns a permit's statements and partitions; lock held.
+func (s *lane) put(p *Permit) {
+	s.inFlight -= p.n
+	for _, q := range p.parts {
+		if s.parts[q]--; s.parts[q] <= 0 {
+			delete(s.parts, q)
+		}
+	}
+}
+
+func (s *lane) release(p *Permit, err error) {
+	held := s.now().Sub(p.start)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(p)
+	if !errors.Is(err, context.Canceled) {
+		s.observe(held, err != nil)
+	}
+	s.dispatch()
+	s.report()
+}
+
+// report tells the Observer what changed since the last report.
+func (s *lane) report() {
+	if s.obs == nil {
+		return
+	}
+	now := [3]int{s.inFlight, s.queued, s.limit}
+	if now != s.reported {
+		s.obs.AdmissionChange(s.name, now[0]-s.reported[0], now[1]-s.reported[1], now[2]-s.reported[2])
+		s.reported = now
+	}
+}

@@ -1,0 +1,270 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"weak"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/admission"
+	"github.com/tsbucket/tsbucket/metrics"
+)
+
+// Admission control (issue 27, package admission). Every operation asks
+// the repository's Limiter (Options.Admission) for all the statements it
+// will have in flight at once, before it sends any: a Put for every view's
+// row and presence entry, a PutMany for its WriteConcurrency groups, a
+// Delete for every row, a read for its walk. Refused, the call returns an
+// error matching admission.ErrOverloaded (a *PutError with nothing
+// written, for writes: RetryOf works) having sent nothing; admitted, its
+// statements go out unchecked, so a fan-out is never cut in two by
+// overload. Statements sent outside an operation (metadata reloads,
+// repair, Get's lookup) are admitted one by one by admittedExecutor.
+//
+// The hooks in put.go, putmany.go, delete.go and read.go are one call
+// each; everything else lives here.
+
+// admitted marks a context whose operation holds a permit: its statements
+// are not admitted again, and their failures reach the permit's release
+// (the adaptive limit backs off on them).
+type admitted struct {
+	lanes  uint8 // bit 1<<lane for each lane held
+	failed atomic.Bool
+	permit *admission.Permit // this operation's; nil in an outer one's mark
+}
+
+// done releases the operation's permit, telling the limiter whether one of
+// its statements failed. Nil-safe: the hooks defer it whatever admit
+// returned. A method, not a closure: one allocation fewer per call.
+func (a *admitted) done() {
+	if a == nil || a.permit == nil {
+		return
+	}
+	var err error
+	if a.failed.Load() {
+		err = errStatementFailed
+	}
+	a.permit.Release(err)
+}
+
+type admittedKey struct{}
+
+func admittedOf(ctx context.Context) *admitted {
+	a, _ := ctx.Value(admittedKey{}).(*admitted)
+	return a
+}
+
+func (a *admitted) holds(ln admission.Lane) bool { return a != nil && a.lanes&(1<<ln) != 0 }
+
+// errStatementFailed tells the limiter that a statement of the operation
+// failed (other than by a cancel).
+var errStatementFailed = errors.New("repo: a statement of the operation failed")
+
+// admit acquires n statements of lane ln for the operation of ctx, with
+// the partitions parts; the returned mark's done releases them and must be
+// deferred once admit returns (it is nil-safe). A context whose operation
+// already holds the lane is returned as it is, with a nil mark (a Delete
+// that looks its item up and deletes in two rounds is admitted once, for
+// all its rows).
+func (r *Repo[T]) admit(ctx context.Context, ln admission.Lane, n int, parts []uint64) (context.Context, *admitted, error) {
+	outer := admittedOf(ctx)
+	if outer.holds(ln) || !r.opts.Admission.Enabled() {
+		return ctx, nil, nil
+	}
+	p, err := r.opts.Admission.Acquire(ctx, ln, n, parts...)
+	if err != nil {
+		return ctx, nil, err
+	}
+	a := &admitted{lanes: 1 << ln, permit: p}
+	if outer != nil {
+		a.lanes |= outer.lanes
+	}
+	return context.WithValue(ctx, admittedKey{}, a), a, nil
+}
+
+// shedEarly refuses a write of n statements or more before its rows are
+// derived, when admission would refuse it anyway: under a standing
+// overload a shed call then costs a lock, not the rows' reflection.
+func (r *Repo[T]) shedEarly(ctx context.Context, n int) error {
+	if admittedOf(ctx).holds(admission.Write) {
+		return nil
+	}
+	return r.opts.Admission.Check(ctx, admission.Write, n)
+}
+
+// rowParts are the partitions of rows for the per-partition bound: view
+// and partition key (key, bucket, shard).
+func rowParts(rows []row) []uint64 {
+	parts := make([]uint64, len(rows))
+	for i, rw := range rows {
+		parts[i] = admission.PartitionOf(rw.v.spec.Name, rw.partKey)
+	}
+	return parts
+}
+
+// admitPut admits a Put of rows: every row and every presence entry it
+// will write at once, or one logged batch.
+func (r *Repo[T]) admitPut(ctx context.Context, rows []row, cfg writeConfig) (context.Context, *admitted, error) {
+	n := 1
+	if !r.opts.Atomic {
+		n = len(rows)
+		for _, rw := range rows {
+			if r.needsPresence(rw, cfg) {
+				n++
+			}
+		}
+	}
+	return r.admit(ctx, admission.Write, n, rowParts(rows))
+}
+
+// admitGroups admits a PutMany of jobs: its peak concurrency
+// (WriteConcurrency groups, each one statement at a time) and every
+// partition it writes.
+func (r *Repo[T]) admitGroups(ctx context.Context, jobs [][]row) (context.Context, *admitted, error) {
+	firsts := make([]row, len(jobs))
+	for i, j := range jobs {
+		firsts[i] = j[0]
+	}
+	return r.admit(ctx, admission.Write, min(len(jobs), r.opts.WriteConcurrency), rowParts(firsts))
+}
+
+// admitDelete admits a Delete of rows, every row at once.
+func (r *Repo[T]) admitDelete(ctx context.Context, rows []row) (context.Context, *admitted, error) {
+	return r.admit(ctx, admission.Write, len(rows), rowParts(rows))
+}
+
+// admitRead runs one page of q under a read permit for q's key of its view
+// (the partition identity of a read: its buckets share it). The permit
+// counts one statement: a walk queries its buckets one after another,
+// apart from its parallel probes (Options.ProbeConcurrency).
+//
+// A read with a latency budget (partial pages at a deadline) belongs in
+// the walk, not here: it would read the permit's deadline from ctx like
+// any other, and return what it has when it nears; see docs/design.md.
+func (r *Repo[T]) admitRead(ctx context.Context, q Query, run func(context.Context) (Page[T], error)) (Page[T], error) {
+	ctx, admitted, err := r.admit(ctx, admission.Read, 1,
+		[]uint64{admission.PartitionOf(q.View, string(q.Key.encode(nil)))})
+	if err != nil {
+		return Page[T]{}, err
+	}
+	defer admitted.done()
+	return run(ctx)
+}
+
+// admittedExecutor admits statements sent outside an operation one by one
+// (selects in the read lane, the rest in the write lane), and tells the
+// operation's permit when one of its statements fails. It wraps whatever
+// Options.WrapExecutor returned.
+type admittedExecutor struct {
+	next    Executor
+	limiter *admission.Limiter
+}
+
+func failed(err error) bool { return err != nil && !errors.Is(err, context.Canceled) }
+
+func (e *admittedExecutor) Exec(ctx context.Context, s Statement) error {
+	if a := admittedOf(ctx); a.holds(admission.Write) {
+		err := e.next.Exec(ctx, s)
+		if failed(err) {
+			a.failed.Store(true)
+		}
+		return err
+	}
+	p, err := e.limiter.Acquire(ctx, admission.Write, 1)
+	if err != nil {
+		return err
+	}
+	err = e.next.Exec(ctx, s)
+	p.Release(err)
+	return err
+}
+
+func (e *admittedExecutor) Query(ctx context.Context, s Statement) Rows {
+	a := admittedOf(ctx)
+	if a.holds(admission.Read) {
+		return &admittedRows{Rows: e.next.Query(ctx, s), a: a}
+	}
+	p, err := e.limiter.Acquire(ctx, admission.Read, 1)
+	if err != nil {
+		return errRows{err}
+	}
+	return &admittedRows{Rows: e.next.Query(ctx, s), p: p}
+}
+
+// admittedRows releases a statement's own permit (p), or marks its
+// operation's (a), when the rows are closed.
+type admittedRows struct {
+	Rows
+	p *admission.Permit
+	a *admitted
+}
+
+func (r *admittedRows) Close() error {
+	err := r.Rows.Close()
+	if r.p != nil {
+		r.p.Release(err)
+	}
+	if r.a != nil && failed(err) {
+		r.a.failed.Store(true)
+	}
+	return err
+}
+
+// errRows are the Rows of a select that was not sent.
+type errRows struct{ err error }
+
+func (errRows) Scan(...any) bool            { return false }
+func (errRows) StructScan(any) bool         { return false }
+func (errRows) MapScan(map[string]any) bool { return false }
+func (errRows) Warnings() []string          { return nil }
+func (e errRows) Close() error              { return e.err }
+
+// wireAdmission takes the session's default Limiter when
+// Options.Admission is nil and puts admittedExecutor in front of the
+// executor. Called by New.
+func (r *Repo[T]) wireAdmission() error {
+	if r.opts.Admission == nil {
+		l, err := sessionLimiter(r.session, r.opts.Metrics)
+		if err != nil {
+			return err
+		}
+		r.opts.Admission = l
+	}
+	if r.opts.Admission.Enabled() {
+		r.executor = &admittedExecutor{next: r.executor, limiter: r.opts.Admission}
+	}
+	return nil
+}
+
+// sessionLimiters holds the default Limiter of each session, so that the
+// repositories of one session share one bound, as a session's connections
+// are shared. Keyed by a weak pointer: a session nobody uses any more is
+// collected, and its entry removed, as if it had never been seen.
+var sessionLimiters sync.Map // weak.Pointer[gocql.Session] -> *admission.Limiter
+
+// sessionLimiter returns session's default Limiter, made on first use
+// with admission's defaults, reporting to m (the first repository's
+// metrics: later repositories' metrics do not see it).
+func sessionLimiter(session *gocql.Session, m *metrics.Metrics) (*admission.Limiter, error) {
+	key := weak.Make(session)
+	if l, ok := sessionLimiters.Load(key); ok {
+		return l.(*admission.Limiter), nil
+	}
+	cfg := admission.Config{}
+	if m != nil {
+		cfg.Observer = m
+	}
+	l, err := admission.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	got, loaded := sessionLimiters.LoadOrStore(key, l)
+	if !loaded {
+		runtime.AddCleanup(session, func(k weak.Pointer[gocql.Session]) { sessionLimiters.Delete(k) }, key)
+	}
+	return got.(*admission.Limiter), nil
+}
