@@ -1,0 +1,384 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// readPlan is what one page of a read will do, worked out before anything
+// is sent and never changed after: the partitions it may touch (ID bounds
+// inside every bucket, the bucket bounds, the shards of each bucket), and
+// the strategy that picks the buckets among them, with why. A walk executes
+// it (walk.go); each strategy has a file of its own (read_listed.go,
+// read_dense.go, read_probe.go).
+type readPlan struct {
+	v *view
+	s bucket.Scheme // the view's scheme when the page was planned: one for the whole page
+	// promo is the key's promotion to the view's shards (PerKeyShards
+	// views), as known when the page was planned: it says how many shards
+	// each bucket is read from (shards).
+	promo    schema.Promotion
+	promoted bool
+	q        Query
+	cl       gocql.Consistency
+	binding  [8]byte
+	now      time.Time
+
+	idBounds     // applied inside every bucket queried
+	bucketBounds // the oldest and newest buckets the page may touch
+	reach
+
+	strategy strategy
+	// keepsHint says the page reads and keeps the key's read hint (a
+	// newest-first read of a bucketed view through the presence index);
+	// hintKey names the key among the hints.
+	keepsHint bool
+	hintKey   string
+}
+
+// strategy is how a page picks the buckets it reads, in walk order.
+type strategy int8
+
+const (
+	// readOnePartition: the view has no buckets, the key is one partition.
+	readOnePartition strategy = iota
+	// readListed: the presence index first, then the buckets it lists
+	// (read_listed.go): an oldest-first page, or a newest-first page of a
+	// key not known to be dense.
+	readListed
+	// readDenseRun: a key known to be dense, with at most maxAhead buckets
+	// between the head and the horizon: those and the head read at once,
+	// then adjacent buckets down while they hold rows (read_dense.go).
+	readDenseRun
+	// readHeadWithIndex: a key known to be dense, with many buckets between
+	// the head and the horizon (narrow buckets): the head read while the
+	// index lists the newer ones (read_dense.go).
+	readHeadWithIndex
+	// readProbe: without the presence index, bucket by bucket from the top
+	// or the floor, probing ahead after empty ones (read_probe.go).
+	readProbe
+)
+
+// idBounds says how a bucket query bounds the ID inside a bucket.
+type idBounds struct {
+	lo    lowerBound
+	loVal any
+	hi    upperBound
+	hiVal any
+}
+
+// bucketBounds are the oldest and newest buckets a page may touch, both
+// inclusive. floored and ceilinged say whether they come from the query
+// (range, cursor, lookback) or are the scheme's own ends; lookbackFloor
+// says that MaxLookback set the floor.
+type bucketBounds struct {
+	floor, ceiling     bucket.Bucket
+	floored, ceilinged bool
+	lookbackFloor      bool
+}
+
+// raise lifts the floor to b, if b is above it.
+func (bb *bucketBounds) raise(b bucket.Bucket) {
+	if !bb.floored || b > bb.floor {
+		bb.floor = b
+	}
+	bb.floored = true
+}
+
+// lower brings the ceiling down to b, if b is below it.
+func (bb *bucketBounds) lower(b bucket.Bucket) {
+	if !bb.ceilinged || b < bb.ceiling {
+		bb.ceiling = b
+	}
+	bb.ceilinged = true
+}
+
+// reach is where the newest items can be, as the reader's clock tells.
+type reach struct {
+	top     bucket.Bucket // newest bucket a walk without the index starts from
+	present bucket.Bucket // the bucket of now: empty buckets above it are not counted against the budget
+	// horizon is the newest bucket an accepted item can be in: writes
+	// stamped more than MaxFutureSkew ahead of the writer's clock are
+	// refused, and a reader's clock may lag a writer's by as much again.
+	horizon bucket.Bucket
+}
+
+// plan validates q, works out its readPlan, and returns the walk that
+// executes it.
+func (r *Repo[T]) plan(q Query) (*walk[T], error) {
+	v, err := r.validateQuery(&q)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newReadPlan(v, q, r.consistency(q.Consistency), &r.opts)
+	if err != nil {
+		return nil, err
+	}
+	p.strategy = p.choose(&r.opts, r.hints)
+	return &walk[T]{r: r, readPlan: p, progress: progress[T]{next: p.head()}}, nil
+}
+
+// newReadPlan works out the bounds of a page of q, a validated query of v.
+func newReadPlan(v *view, q Query, cl gocql.Consistency, o *Options) (*readPlan, error) {
+	p := &readPlan{v: v, s: v.scheme(), q: q, cl: cl, now: o.Now()}
+	if v.spec.PerKeyShards {
+		p.promo, p.promoted = v.promotion(q.Key.String())
+	}
+	p.binding = readBinding(q.View, q.Key, q.Direction, unixNano(q.From), unixNano(q.To))
+	cur, err := p.decodeCursor(o.CursorSecret)
+	if err != nil {
+		return nil, err
+	}
+	from, to := ceilTo(q.From, v.spec.Kind.Precision()), ceilTo(q.To, v.spec.Kind.Precision())
+	if err := p.setIDBounds(cur, from, to); err != nil {
+		return nil, err
+	}
+	if v.spec.Bucketed() {
+		if err := p.setBucketBounds(cur, from, to, o); err != nil {
+			return nil, err
+		}
+	}
+	p.keepsHint = q.Direction == NewestFirst && v.spec.Bucketed() && !v.idInKey &&
+		!o.NoPresenceIndex && !o.ProbeUnindexed
+	if p.keepsHint {
+		p.hintKey = string(q.Key.encode(append([]byte(v.spec.Name), 0)))
+	}
+	return p, nil
+}
+
+// choose picks the strategy, by what the read hints say of the key (readHints:
+// a hint costs at most a request, never a row):
+//
+//   - without the presence index: probe;
+//   - oldest-first, or not known as dense (sparse, empty, unknown): the
+//     index first (readListed);
+//   - dense, and nothing newer than the head bucket can exist (it is the
+//     read's ceiling, from a cursor or a range's end, or the horizon: no
+//     accepted item lies beyond it): the head bucket alone, then adjacent
+//     buckets down while they hold rows (readDenseRun): one request for a
+//     page the newest bucket fills, like a hand-written query;
+//   - dense, with a few buckets between the head and the horizon (near a
+//     bucket boundary): those and the head read at once, then on down
+//     adjacent buckets (readDenseRun);
+//   - dense, with many (narrow buckets): the head bucket read while the
+//     first index query is in flight, the index awaited for newer buckets
+//     (readHeadWithIndex).
+func (p *readPlan) choose(o *Options, hints *readHints) strategy {
+	switch {
+	case !p.v.spec.Bucketed():
+		return readOnePartition
+	case o.NoPresenceIndex:
+		return readProbe
+	case p.q.Direction == OldestFirst:
+		return readListed
+	case p.floored && p.head() < p.floor:
+		// The range lies wholly ahead of now: the index alone says where.
+		return readListed
+	case !p.keepsHint || !hints.dense(p.hintKey):
+		return readListed
+	case p.horizon-p.head() < maxAhead:
+		return readDenseRun
+	}
+	return readHeadWithIndex
+}
+
+// head is the bucket a newest-first page starts from: its ceiling, else
+// the bucket of now.
+func (p *readPlan) head() bucket.Bucket {
+	if p.ceilinged {
+		return p.ceiling
+	}
+	return p.present
+}
+
+// shards is the number of queries a read of bucket b sends: one per shard
+// it may hold rows in.
+func (p *readPlan) shards(b bucket.Bucket) int {
+	return p.v.shardsOf(p.promo, p.promoted, p.s.End(b))
+}
+
+// decodeCursor reads q's cursor (nil without one) and checks that it
+// belongs to this read.
+func (p *readPlan) decodeCursor(secret []byte) (*cursor, error) {
+	if p.q.Cursor == "" {
+		return nil, nil
+	}
+	c, err := decodeCursor(p.q.Cursor, secret)
+	if err != nil {
+		return nil, err
+	}
+	if c.binding != p.binding || c.oldestFirst != (p.q.Direction == OldestFirst) {
+		return nil, fmt.Errorf("%w: bound to another view, key, direction or range", ErrBadCursor)
+	}
+	if _, err := p.v.spec.Kind.Time(c.last); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadCursor, err)
+	}
+	return &c, nil
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// ceilTo rounds t up to a multiple of the ID kind's precision p. An ID's time
+// is such a multiple, so "time >= t" and "time < t" hold for exactly the IDs
+// they hold for at the rounded instant: a range edge finer than the IDs can
+// tell neither drops nor admits an item at the edge.
+func ceilTo(t time.Time, p time.Duration) time.Time {
+	if t.IsZero() || p <= 0 {
+		return t
+	}
+	if tr := t.Truncate(p); tr.Before(t) {
+		return tr.Add(p)
+	}
+	return t
+}
+
+// setIDBounds derives the clustering bounds: the cursor, else the range edges.
+func (p *readPlan) setIDBounds(cur *cursor, from, to time.Time) error {
+	k, typ := p.v.spec.Kind, p.v.spec.ID.Type
+	newest := p.q.Direction == NewestFirst
+	if !from.IsZero() && (newest || cur == nil) {
+		id, err := k.MinID(from)
+		switch {
+		case errors.Is(err, bucket.ErrBeforeEpoch):
+			// Nothing can be older than the epoch: the side is open.
+		case err != nil:
+			return fmt.Errorf("%w: from: %w", ErrBadRange, err)
+		default:
+			p.lo, p.loVal = lowerGE, idToCQL(typ, id)
+		}
+	}
+	if !to.IsZero() && (!newest || cur == nil) {
+		if err := p.setUpperFromTo(k, typ, to); err != nil {
+			return err
+		}
+	}
+	if cur != nil {
+		if newest {
+			p.hi, p.hiVal = upperLT, idToCQL(typ, cur.last)
+		} else {
+			p.lo, p.loVal = lowerGT, idToCQL(typ, cur.last)
+		}
+	}
+	return nil
+}
+
+// setUpperFromTo bounds the IDs below the range's end.
+func (p *readPlan) setUpperFromTo(k bucket.Kind, typ string, to time.Time) error {
+	id, err := k.MinID(to)
+	switch {
+	case errors.Is(err, bucket.ErrOutOfRange):
+		// Nothing can be newer than the kind can encode: the side is open.
+	case errors.Is(err, bucket.ErrBeforeEpoch):
+		return fmt.Errorf("%w: to %v is before the ID epoch: the range is empty", ErrBadRange, to)
+	case err != nil:
+		return fmt.Errorf("%w: to: %w", ErrBadRange, err)
+	default:
+		p.hi, p.hiVal = upperLT, idToCQL(typ, id)
+	}
+	return nil
+}
+
+// setBucketBounds works out the buckets the read may touch. There is no floor
+// at now minus the TTL: a row lives for its TTL from its write, not from its
+// ID's time, so a backfilled item can be alive in a bucket older than that.
+// Walks with the presence index list only buckets whose entries are alive
+// (an entry outlives its rows); walks without it go down to their floor or
+// their empty-bucket budget.
+func (p *readPlan) setBucketBounds(cur *cursor, from, to time.Time, o *Options) error {
+	p.floor, p.ceiling = p.s.Range()
+	if !from.IsZero() {
+		p.raise(clampedBucket(p.s, from))
+	}
+	if !to.IsZero() {
+		p.lower(clampedBucket(p.s, to.Add(-time.Nanosecond)))
+	}
+	var curAt time.Time
+	if cur != nil {
+		at, err := p.boundByCursor(cur)
+		if err != nil {
+			return err
+		}
+		curAt = at
+	}
+	if o.MaxLookback > 0 {
+		p.boundByLookback(o.MaxLookback, cur != nil, curAt, to)
+	}
+	p.reach = p.reachOf(o.MaxFutureSkew)
+	return nil
+}
+
+// boundByCursor bounds the buckets by where the cursor's page ended, and
+// returns the instant of its last ID.
+func (p *readPlan) boundByCursor(cur *cursor) (time.Time, error) {
+	s, k := p.s, p.v.spec.Kind
+	b, err := s.OfID(k, cur.last)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: %w", ErrBadCursor, err)
+	}
+	curAt, _ := k.Time(cur.last)
+	if p.q.Direction == NewestFirst {
+		// A cursor at the first ID of its bucket (a walk that stopped at a
+		// bucket boundary) continues in the bucket below.
+		if id, err := k.MinID(s.Start(b)); err == nil && id == cur.last {
+			b--
+		}
+		p.lower(b)
+	} else {
+		if id, err := k.MaxID(s.End(b).Add(-k.Precision())); err == nil && id == cur.last {
+			b++
+		}
+		p.raise(b)
+	}
+	return curAt, nil
+}
+
+// boundByLookback raises the floor to lb before where this page starts:
+// the cursor, the range's end, or now.
+func (p *readPlan) boundByLookback(lb time.Duration, hasCursor bool, curAt, to time.Time) {
+	ref := p.now
+	switch {
+	case hasCursor && p.q.Direction == NewestFirst:
+		ref = curAt
+	case !to.IsZero():
+		ref = to
+	}
+	if b := clampedBucket(p.s, ref.Add(-lb)); !p.floored || b > p.floor {
+		p.raise(b)
+		p.lookbackFloor = p.q.Direction == NewestFirst
+	}
+}
+
+// reachOf works out the top, present and horizon buckets: a page bounded
+// above reaches its ceiling; an open one, as far as an accepted item can be.
+func (p *readPlan) reachOf(maxFutureSkew time.Duration) reach {
+	rc := reach{present: clampedBucket(p.s, p.now), top: p.ceiling, horizon: p.ceiling}
+	if !p.ceilinged {
+		rc.top = clampedBucket(p.s, p.now.Add(maxFutureSkew))
+		rc.horizon = clampedBucket(p.s, p.now.Add(2*maxFutureSkew))
+	}
+	return rc
+}
+
+// clampedBucket is the bucket of t, clamped to the scheme's range.
+func clampedBucket(s bucket.Scheme, t time.Time) bucket.Bucket {
+	b, err := s.Of(t)
+	if err != nil {
+		first, last := s.Range()
+		if errors.Is(err, bucket.ErrBeforeEpoch) {
+			return first
+		}
+		return last
+	}
+	return b
+}
