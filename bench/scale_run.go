@@ -141,7 +141,7 @@ func scaleSetup(ctx context.Context, cfg ScaleConfig) (*scaleEnv, error) {
 		e.writer, err = repo.Open[refmodel.Message](ctx, e.load, cfg.Keyspace, refmodel.ChatViews(), repo.Options{})
 	}
 	if err == nil {
-		e.read, err = repo.New[refmodel.Message](e.ts, cfg.Keyspace, refmodel.ChatViews(), repo.Options{Metrics: m, NoCoalesce: true})
+		e.read, err = repo.New[refmodel.Message](e.ts, cfg.Keyspace, refmodel.ChatViews(), repo.Options{Metrics: m, Read: repo.ReadOptions{NoCoalesce: true}})
 	}
 	if err != nil {
 		e.close()

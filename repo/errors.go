@@ -14,7 +14,7 @@ var (
 	ErrUnknownView = errors.New("repo: unknown view")
 	// ErrBadKey: the key has the wrong number of values, or an empty or nil value.
 	ErrBadKey = errors.New("repo: bad key")
-	// ErrBadLimit: the limit is below 1 or above Options.MaxLimit.
+	// ErrBadLimit: the limit is below 1 or above Options.Read.MaxLimit.
 	ErrBadLimit = errors.New("repo: bad limit")
 	// ErrBadCursor: the cursor is malformed, of another version, tampered with,
 	// unsigned where a secret is configured, or bound to another read.
@@ -23,7 +23,7 @@ var (
 	ErrBadID = errors.New("repo: bad id")
 	// ErrBadRange: the time range is empty or inverted.
 	ErrBadRange = errors.New("repo: bad range")
-	// ErrValueTooLarge: a column value exceeds Options.MaxValueBytes.
+	// ErrValueTooLarge: a column value exceeds Options.Write.MaxValueBytes.
 	ErrValueTooLarge = errors.New("repo: value too large")
 	// ErrBadItem: the item type lacks a column a view needs.
 	ErrBadItem = errors.New("repo: bad item")
@@ -44,7 +44,7 @@ var (
 
 // StaleError is a call refused because the repository's copy of the
 // metadata that places rows (scheme histories, promoted keys) could not be
-// proven current for the item times it needed (Options.Lead). Nothing was
+// proven current for the item times it needed (Options.Schemes.Lead). Nothing was
 // sent: a plain retry is fine once the cluster answers again.
 type StaleError struct {
 	// Need is the latest item time the call needed.
@@ -95,7 +95,7 @@ func (e ViewError) Unwrap() error { return e.Err }
 // PutError reports a Put, PutMany or Delete that failed for some views. The
 // views not listed were written; Partly lists failed views written in part.
 // A write that has begun sending is not stopped by the caller's cancel
-// (Options.FanoutTimeout), so a PutError means the cluster failed or that
+// (Options.Write.FanoutTimeout), so a PutError means the cluster failed or that
 // bound expired, or (with nothing written) that the context ended before
 // anything was sent. Retrying the same call with the same
 // timestamp completes the failed ones (every statement is idempotent and uses

@@ -120,7 +120,7 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	}
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
-	if r.opts.Atomic {
+	if r.opts.Write.Atomic {
 		return r.putAtomic(sctx, rows, cfg)
 	}
 	errs := make([]error, len(rows))
@@ -137,11 +137,11 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 
 // sending is the context a write sends under once it begins (issue 23): the
 // caller's values without its cancel or deadline, bounded by
-// Options.FanoutTimeout. A cancel in the middle of a fan-out would leave the
+// Options.Write.FanoutTimeout. A cancel in the middle of a fan-out would leave the
 // views apart (some rows written, others not); from the first statement
 // sent, the write finishes every view or fails on its own bound.
 func (r *Repo[T]) sending(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), r.opts.FanoutTimeout)
+	return context.WithTimeout(context.WithoutCancel(ctx), r.opts.Write.FanoutTimeout)
 }
 
 // placedRows derives the rows of item with metadata proven current for its
@@ -164,14 +164,14 @@ func (r *Repo[T]) placedRows(ctx context.Context, item *T, cfg writeConfig) ([]r
 }
 
 // checkFuture refuses rows stamped further ahead of the writer's clock than
-// Options.MaxFutureSkew, in every view (views may take their IDs from
+// Options.Schemes.MaxFutureSkew, in every view (views may take their IDs from
 // different columns), and returns the latest instant of them. Reads rely on
 // it: a newest-first read that fills its page from the bucket of its clock
 // (plus twice the skew) asks nothing newer, and without the presence index
 // walks start that far ahead, so a row stamped further ahead could be found
 // oldest-first and not newest-first.
 func (r *Repo[T]) checkFuture(rows []row, now time.Time) (time.Time, error) {
-	limit := now.Add(r.opts.MaxFutureSkew)
+	limit := now.Add(r.opts.Schemes.MaxFutureSkew)
 	var latest time.Time
 	for _, rw := range rows {
 		at, err := rw.v.spec.Kind.Time(rw.id)
@@ -180,7 +180,7 @@ func (r *Repo[T]) checkFuture(rows []row, now time.Time) (time.Time, error) {
 		}
 		if at.After(limit) {
 			return latest, fmt.Errorf("%w: view %s: %s stamped %v, %s ahead of the clock, over MaxFutureSkew %v",
-				ErrBadID, rw.v.spec.Name, rw.v.spec.ID.Name, at.UTC().Format(time.RFC3339Nano), aheadText(at, now), r.opts.MaxFutureSkew)
+				ErrBadID, rw.v.spec.Name, rw.v.spec.ID.Name, at.UTC().Format(time.RFC3339Nano), aheadText(at, now), r.opts.Schemes.MaxFutureSkew)
 		}
 		if at.After(latest) {
 			latest = at
@@ -250,7 +250,7 @@ func (r *Repo[T]) countWrite(ctx context.Context, rw row, n, bytes int) {
 // needsPresence reports whether rw's presence entry must be written: the index
 // is on, the view bucketed, and no entry this process wrote outlives the row.
 func (r *Repo[T]) needsPresence(rw row, cfg writeConfig) bool {
-	if r.opts.NoPresenceIndex || !rw.v.spec.Bucketed() {
+	if r.opts.Index.NoPresenceIndex || !rw.v.spec.Bucketed() {
 		return false
 	}
 	need, _ := cfg.presenceLife(rw.v)

@@ -12,9 +12,9 @@ import (
 
 // PutMany writes many items to every view. Rows of one partition are grouped into
 // single-partition unlogged batches whose payload stays under
-// Options.BatchMaxBytes; no batch ever spans partitions (that would make one
+// Options.Write.BatchMaxBytes; no batch ever spans partitions (that would make one
 // coordinator wait on many replica sets). Groups are written concurrently, at most
-// Options.WriteConcurrency at once. All items are validated before anything is
+// Options.Write.Concurrency at once. All items are validated before anything is
 // sent. On failure the *PutError names the views with at least one failed group;
 // calling PutMany again with the same items completes them.
 func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) error {
@@ -39,14 +39,14 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 	return r.sendGroups(ctx, r.planBatches(rows), cfg)
 }
 
-// sendGroups writes the groups of rows, at most Options.WriteConcurrency at
+// sendGroups writes the groups of rows, at most Options.Write.Concurrency at
 // once, under the write's own context (sending): once the first is sent,
 // the caller's cancel no longer stops the others.
 func (r *Repo[T]) sendGroups(ctx context.Context, jobs [][]row, cfg writeConfig) error {
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, r.opts.WriteConcurrency)
+	sem := make(chan struct{}, r.opts.Write.Concurrency)
 	var wg sync.WaitGroup
 	for i, job := range jobs {
 		// Checked first: select picks at random among ready cases, and a free
@@ -117,7 +117,7 @@ func (r *Repo[T]) planBatches(rows []row) [][]row {
 		g := groups[k]
 		start, size := 0, 0
 		for i, rw := range g {
-			if i > start && size+rw.bytes > r.opts.BatchMaxBytes {
+			if i > start && size+rw.bytes > r.opts.Write.BatchMaxBytes {
 				jobs = append(jobs, g[start:i])
 				start, size = i, 0
 			}

@@ -12,7 +12,7 @@ import (
 // it lists exactly the buckets whose entries are alive, and an entry
 // outlives the rows it stands for, so no bucket with a live row is skipped
 // however old its items' IDs are. A key without any index entry holds
-// nothing (with Options.ProbeUnindexed, it is probed instead, for rows other
+// nothing (with Options.Index.ProbeUnindexed, it is probed instead, for rows other
 // tools wrote without the index).
 
 // listed asks the index first, then reads the buckets it lists: one request
@@ -93,10 +93,10 @@ func (w *walk[T]) takeHead(h *headRead[T]) {
 
 // unindexed handles a range for which the index lists nothing: the range is
 // empty (but for rows the head read found anyway). With
-// Options.ProbeUnindexed a key without any entry may hold data written
+// Options.Index.ProbeUnindexed a key without any entry may hold data written
 // without the index, so it is probed.
 func (w *walk[T]) unindexed(ctx context.Context, h *headRead[T]) (StopReason, error) {
-	if !w.r.opts.ProbeUnindexed {
+	if !w.r.opts.Index.ProbeUnindexed {
 		w.takeHead(h)
 		return w.endOfRange(), nil
 	}

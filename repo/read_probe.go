@@ -7,7 +7,7 @@ import (
 )
 
 // The probe strategy (readProbe) reads without the presence index, or for a
-// key the index lists nothing for with Options.ProbeUnindexed: bucket by
+// key the index lists nothing for with Options.Index.ProbeUnindexed: bucket by
 // bucket, probing ahead in parallel after empty ones.
 
 // probeWalk visits buckets one by one from the top (newest-first) or the
@@ -16,7 +16,7 @@ import (
 // after EmptyBucketBudget consecutive empty buckets it stops, and says so.
 // Empty buckets ahead of now do not count against the budget.
 func (w *walk[T]) probeWalk(ctx context.Context) (StopReason, error) {
-	o := &w.r.opts
+	o := &w.r.opts.Read
 	pr := w.newProbe()
 	for b := pr.start; pr.left(b) > 0 && w.remaining() > 0 && pr.empty < o.EmptyBucketBudget; {
 		if err := ctx.Err(); err != nil {
@@ -65,7 +65,7 @@ func (pr *probe) left(b bucket.Bucket) int64 {
 // takeProbed takes the rows of the buckets read from b, in walk order,
 // counting the empty ones in a row (those ahead of now do not count).
 func (w *walk[T]) takeProbed(pr *probe, b bucket.Bucket, results [][]T) {
-	budget := w.r.opts.EmptyBucketBudget
+	budget := w.r.opts.Read.EmptyBucketBudget
 	for i, rows := range results {
 		if w.remaining() == 0 || pr.empty >= budget {
 			break

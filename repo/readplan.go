@@ -131,7 +131,7 @@ func newReadPlan(v *view, q Query, cl gocql.Consistency, o *Options) (*readPlan,
 		p.promo, p.promoted = v.promotion(q.Key.String())
 	}
 	p.binding = readBinding(q.View, q.Key, q.Direction, unixNano(q.From), unixNano(q.To))
-	cur, err := p.decodeCursor(o.CursorSecret)
+	cur, err := p.decodeCursor(o.Read.CursorSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func newReadPlan(v *view, q Query, cl gocql.Consistency, o *Options) (*readPlan,
 		}
 	}
 	p.keepsHint = q.Direction == NewestFirst && v.spec.Bucketed() && !v.idInKey &&
-		!o.NoPresenceIndex && !o.ProbeUnindexed
+		!o.Index.NoPresenceIndex && !o.Index.ProbeUnindexed
 	if p.keepsHint {
 		p.hintKey = string(q.Key.encode(append([]byte(v.spec.Name), 0)))
 	}
@@ -173,7 +173,7 @@ func (p *readPlan) choose(o *Options, hints *readHints) strategy {
 	switch {
 	case !p.v.spec.Bucketed():
 		return readOnePartition
-	case o.NoPresenceIndex:
+	case o.Index.NoPresenceIndex:
 		return readProbe
 	case p.q.Direction == OldestFirst:
 		return readListed
@@ -311,10 +311,10 @@ func (p *readPlan) setBucketBounds(cur *cursor, from, to time.Time, o *Options) 
 		}
 		curAt = at
 	}
-	if o.MaxLookback > 0 {
-		p.boundByLookback(o.MaxLookback, cur != nil, curAt, to)
+	if o.Read.MaxLookback > 0 {
+		p.boundByLookback(o.Read.MaxLookback, cur != nil, curAt, to)
 	}
-	p.reach = p.reachOf(o.MaxFutureSkew)
+	p.reach = p.reachOf(o.Schemes.MaxFutureSkew)
 	return nil
 }
 

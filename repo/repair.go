@@ -27,7 +27,7 @@ type RepairReport struct {
 	Base  string
 	Items int // items read from the base view
 	// Invalid counts base items that cannot be derived for the other views
-	// (for example a value over Options.MaxValueBytes); they are skipped.
+	// (for example a value over Options.Write.MaxValueBytes); they are skipped.
 	Invalid int
 	Views   map[string]ViewRepair // every view except Base
 }
@@ -86,13 +86,13 @@ func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to tim
 	if _, err := r.current(ctx, r.readNeed(to)); err != nil {
 		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
 	}
-	q := Query{View: base, Key: key, Limit: min(r.opts.MaxLimit, repairPage), From: from, To: to}
+	q := Query{View: base, Key: key, Limit: min(r.opts.Read.MaxLimit, repairPage), From: from, To: to}
 	bv, err := r.validateQuery(&q)
 	if err != nil {
 		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
 	}
 	run := newRepairRun(r, bv)
-	sem := make(chan struct{}, r.opts.WriteConcurrency)
+	sem := make(chan struct{}, r.opts.Write.Concurrency)
 	var wg sync.WaitGroup
 	for item, err := range r.All(ctx, q) {
 		if err != nil {
@@ -231,7 +231,7 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 		ttl = base.ttl
 	}
 	cl := run.r.opts.Consistency
-	if rw.v.spec.Bucketed() && !run.r.opts.NoPresenceIndex && run.claimPresence(rw) {
+	if rw.v.spec.Bucketed() && !run.r.opts.Index.NoPresenceIndex && run.claimPresence(rw) {
 		now := run.r.opts.Now()
 		cfg := writeConfig{ttl: time.Duration(ttl) * time.Second, hasTTL: true, now: now.Unix(), clock: now}
 		pttl, pts := run.r.presenceOf(cfg, rw.v)

@@ -31,7 +31,7 @@ type Repo[T any] struct {
 	presence *presenceCache
 	hints    *readHints
 	flights  *flightGroup[T]
-	// maxExpiry is the latest expiry the cluster accepts (Options.MaxExpiry).
+	// maxExpiry is the latest expiry the cluster accepts (Options.Write.MaxExpiry).
 	maxExpiry time.Time
 	schemes   schemeReload // enabled by Open: the views are registered in the keyspace
 	meta      metadata     // where the metadata that places rows is loaded from
@@ -49,7 +49,7 @@ type view struct {
 	idInKey  bool // the ID is (part of) the partition key: one row per ID
 	ttl      int  // seconds, the effective default TTL of writes
 	// sch is the bucket scheme in force, with the history recorded in the
-	// cluster (Open, and reloads every Options.SchemeRefresh): use scheme(),
+	// cluster (Open, and reloads every Options.Schemes.Refresh): use scheme(),
 	// never spec.Scheme, for bucket numbers.
 	sch atomic.Pointer[bucket.Scheme]
 	// promos holds the promoted keys of a PerKeyShards view, by key text
@@ -108,41 +108,72 @@ func (r *Repo[T]) enableReload(start time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.enabled = true
-	s.loadedAt, s.validUntil = start, start.Add(r.opts.Lead-r.opts.ClockSkew)
+	s.loadedAt, s.validUntil = start, start.Add(r.opts.Schemes.Lead-r.opts.Schemes.ClockSkew)
 }
 
 // New builds a repository without touching the database. Callers that do not use
 // Open must check the stored schemes themselves (schema.RegisterViews).
 func New[T any](session *gocql.Session, keyspace string, views []schema.View, opts Options) (*Repo[T], error) {
-	if session == nil {
-		return nil, fmt.Errorf("%w: nil session", ErrBadOptions)
-	}
-	if err := schema.ValidateIdentifier(keyspace); err != nil {
-		return nil, fmt.Errorf("repo: keyspace: %w", err)
-	}
-	if err := opts.Validate(); err != nil {
+	t := reflect.TypeFor[T]()
+	if err := checkNewArgs(session, keyspace, views, opts, t); err != nil {
 		return nil, err
 	}
+	r, err := newRepo[T](session, keyspace, opts.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	if t != recordType {
+		if err := r.checkReservedFields(t); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.addViews(t, views); err != nil {
+		return nil, err
+	}
+	if err := r.checkViews(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkNewArgs checks New's arguments before anything is built.
+func checkNewArgs(session *gocql.Session, keyspace string, views []schema.View, opts Options, t reflect.Type) error {
+	if session == nil {
+		return fmt.Errorf("%w: nil session", ErrBadOptions)
+	}
+	if err := schema.ValidateIdentifier(keyspace); err != nil {
+		return fmt.Errorf("repo: keyspace: %w", err)
+	}
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	if len(views) == 0 {
-		return nil, fmt.Errorf("%w: no views", ErrBadOptions)
+		return fmt.Errorf("%w: no views", ErrBadOptions)
 	}
-	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct && t != recordType {
-		return nil, fmt.Errorf("%w: %s is not a struct (or repo.Record)", ErrBadItem, t)
+		return fmt.Errorf("%w: %s is not a struct (or repo.Record)", ErrBadItem, t)
 	}
-	opts = opts.withDefaults()
+	return nil
+}
+
+// newRepo builds a repository without views from opts, defaults filled in.
+func newRepo[T any](session *gocql.Session, keyspace string, opts Options) (*Repo[T], error) {
+	hintsSize := opts.Read.HintsSize
+	if opts.Read.NoHints {
+		hintsSize = 0
+	}
 	r := &Repo[T]{
 		session:   session,
 		executor:  &gocqlExecutor{session: session, metrics: opts.Metrics, mapper: newMapper()},
 		keyspace:  keyspace,
 		opts:      opts,
 		mapper:    newMapper(),
-		views:     make(map[string]*view, len(views)),
-		presence:  newPresenceCache(opts.PresenceCacheSize),
-		hints:     newReadHints(max(opts.ReadHintsSize, 0)),
+		views:     map[string]*view{},
+		presence:  newPresenceCache(opts.Index.CacheSize),
+		hints:     newReadHints(hintsSize),
 		flights:   newFlightGroup[T](),
 		schemes:   schemeReload{sem: make(chan struct{}, 1)},
-		maxExpiry: opts.MaxExpiry,
+		maxExpiry: opts.Write.MaxExpiry,
 	}
 	if r.maxExpiry.IsZero() {
 		r.maxExpiry = defaultMaxExpiry()
@@ -153,26 +184,32 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 		}
 	}
 	r.meta = clusterMetadata{session: session, exec: r.executor, keyspace: keyspace}
-	if t != recordType {
-		if err := r.checkReservedFields(t); err != nil {
-			return nil, err
-		}
-	}
-	for _, spec := range views {
+	return r, nil
+}
+
+// addViews derives every view of specs, in name order.
+func (r *Repo[T]) addViews(t reflect.Type, specs []schema.View) error {
+	for _, spec := range specs {
 		v, err := r.newView(t, spec)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if _, dup := r.views[v.spec.Name]; dup {
-			return nil, fmt.Errorf("%w: view %s given twice", ErrBadOptions, v.spec.Name)
+			return fmt.Errorf("%w: view %s given twice", ErrBadOptions, v.spec.Name)
 		}
 		r.views[v.spec.Name] = v
 		r.order = append(r.order, v)
 	}
 	sort.Slice(r.order, func(i, j int) bool { return r.order[i].spec.Name < r.order[j].spec.Name })
-	if opts.TTL != 0 {
-		if err := r.checkWriteTTL(opts.TTL); err != nil {
-			return nil, fmt.Errorf("%w: Options.TTL: %w", ErrBadOptions, err)
+	return nil
+}
+
+// checkViews checks what depends on every view: Options.Write.TTL within
+// their TTLs, and the schema lint of the set.
+func (r *Repo[T]) checkViews() error {
+	if ttl := r.opts.Write.TTL; ttl != 0 {
+		if err := r.checkWriteTTL(ttl); err != nil {
+			return fmt.Errorf("%w: Options.Write.TTL: %w", ErrBadOptions, err)
 		}
 	}
 	if findings := schema.Lint(viewSpecs(r.order)); len(findings) > 0 {
@@ -180,9 +217,9 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 		for i, f := range findings {
 			msgs[i] = f.View + ": " + f.Message
 		}
-		return nil, fmt.Errorf("%w: schema lint: %s", ErrBadOptions, strings.Join(msgs, "; "))
+		return fmt.Errorf("%w: schema lint: %s", ErrBadOptions, strings.Join(msgs, "; "))
 	}
-	return r, nil
+	return nil
 }
 
 func viewSpecs(vs []*view) []schema.View {
@@ -232,7 +269,7 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	if v.stmts, err = buildStatements(r.keyspace, spec, v.columns, v.idInKey); err != nil {
 		return nil, err
 	}
-	ttl := r.opts.TTL
+	ttl := r.opts.Write.TTL
 	if ttl == 0 {
 		ttl = spec.TTL
 	}

@@ -84,8 +84,8 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool) (row, error) {
 		if !f.IsValid() {
 			continue // a Record without the column: null
 		}
-		if oversized(f, r.opts.MaxValueBytes) {
-			return rw, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.MaxValueBytes)
+		if oversized(f, r.opts.Write.MaxValueBytes) {
+			return rw, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.Write.MaxValueBytes)
 		}
 		rw.bytes += valueSize(f)
 	}

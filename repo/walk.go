@@ -163,7 +163,7 @@ func (w *walk[T]) boundaryCursor() string {
 	if err != nil {
 		return "" // the bucket edge is beyond what the kind encodes: nothing lies past it
 	}
-	return encodeCursor(cursor{oldestFirst: w.q.Direction == OldestFirst, binding: w.binding, last: id}, w.r.opts.CursorSecret)
+	return encodeCursor(cursor{oldestFirst: w.q.Direction == OldestFirst, binding: w.binding, last: id}, w.r.opts.Read.CursorSecret)
 }
 
 func (w *walk[T]) cursorAfter(item *T) string {
@@ -173,5 +173,5 @@ func (w *walk[T]) cursorAfter(item *T) string {
 		// failure here means the stored ID is one the kind rejects.
 		return ""
 	}
-	return encodeCursor(cursor{oldestFirst: w.q.Direction == OldestFirst, binding: w.binding, last: id}, w.r.opts.CursorSecret)
+	return encodeCursor(cursor{oldestFirst: w.q.Direction == OldestFirst, binding: w.binding, last: id}, w.r.opts.Read.CursorSecret)
 }
