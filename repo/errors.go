@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/tsbucket/tsbucket/metrics"
 )
 
 // Sentinel errors. Each is returned wrapped with context; test with errors.Is.
@@ -150,6 +152,52 @@ func (e *PutError) Unwrap() []error {
 		errs[i] = f
 	}
 	return errs
+}
+
+// viewResult is how one statement, or group of statements, of a write to a
+// view ended.
+type viewResult struct {
+	view string
+	err  error
+}
+
+// newPutError is the one way a write's results become its error: nil when
+// none failed, else a *PutError with the first error of each failed view,
+// the views written wholly (Written) and the failed views written in part
+// (Partly), each sorted. Every failed view is counted in m (nil: not
+// counted, for a call that sent nothing).
+func newPutError(ts int64, results []viewResult, m *metrics.Metrics) error {
+	failed := map[string]error{}
+	written := map[string]bool{}
+	for _, res := range results {
+		switch _, seen := failed[res.view]; {
+		case res.err == nil:
+			written[res.view] = true
+		case !seen:
+			failed[res.view] = res.err
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	pe := &PutError{Timestamp: ts}
+	for name, err := range failed {
+		pe.Failed = append(pe.Failed, ViewError{View: name, Err: err})
+		if written[name] {
+			pe.Partly = append(pe.Partly, name)
+		}
+		delete(written, name)
+		if m != nil {
+			m.FanoutFailure(name)
+		}
+	}
+	for name := range written {
+		pe.Written = append(pe.Written, name)
+	}
+	sort.Strings(pe.Written)
+	sort.Strings(pe.Partly)
+	sort.Slice(pe.Failed, func(i, j int) bool { return pe.Failed[i].View < pe.Failed[j].View })
+	return pe
 }
 
 // RetryOf returns the WriteOption that retries the call that returned err:

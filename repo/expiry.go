@@ -65,27 +65,3 @@ func (r *Repo[T]) checkExpiry(c writeConfig) error {
 	return nil
 }
 
-// presenceOf is the TTL (seconds) and the write timestamp of the presence
-// entry for a row of v written under c.
-//
-// The entry outlives the row by one bucket width, and its timestamp is its
-// expiry on the writer's clock, so that of two entries of one (key, bucket)
-// the longer-lived one wins (last write wins). Writers' clocks differ by up
-// to ClockSkew, so the winner may expire up to that much before a loser on
-// the cluster's clock: the TTL sent is ClockSkew longer than the one ranked,
-// and the winning entry outlives every row it stands for. Both are clamped
-// to Cassandra's largest TTL and the cluster's latest expiry, which rows
-// never pass (checkExpiry).
-func (r *Repo[T]) presenceOf(c writeConfig, v *view) (ttl int, ts int64) {
-	rowTTL, ranked := c.ttlOf(v)
-	if rowTTL == 0 {
-		return 0, math.MaxInt64
-	}
-	skew := int(r.opts.Schemes.ClockSkew / time.Second)
-	if r.opts.Schemes.ClockSkew%time.Second != 0 {
-		skew++
-	}
-	limit := int(r.maxExpiry.Unix()-c.now) - skew
-	ttl = min(ranked+skew, maxTTLSeconds, max(limit, rowTTL))
-	return ttl, c.clock.UnixMicro() + int64(ranked)*1_000_000
-}

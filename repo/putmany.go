@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -132,13 +131,11 @@ func (r *Repo[T]) planBatches(rows []row) [][]row {
 func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) error {
 	first := rows[0]
 	ttl, _ := cfg.ttlOf(first.v)
-	if r.needsPresence(first, cfg) {
-		pttl, pts := r.presenceOf(cfg, first.v)
-		if err := r.exec(ctx, first.presenceWrite(cfg.consistency, pttl, pts)); err != nil {
+	if e, due := r.entryDue(first, cfg); due {
+		if err := r.exec(ctx, e.stmt); err != nil {
 			return fmt.Errorf("presence index: %w", err)
 		}
-		_, expiry := cfg.presenceLife(first.v)
-		r.presence.add(first.v.spec.Name, first.presKey, expiry)
+		r.entryWritten(e)
 	}
 	var err error
 	if len(rows) == 1 {
@@ -162,47 +159,21 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 }
 
 // nothingWritten is the *PutError of a call that sent nothing: every view
-// failed with err.
+// failed with err (not counted as a fan-out failure).
 func (r *Repo[T]) nothingWritten(err error, ts int64) error {
-	pe := &PutError{Timestamp: ts}
-	for _, v := range r.order {
-		pe.Failed = append(pe.Failed, ViewError{View: v.spec.Name, Err: err})
+	results := make([]viewResult, len(r.order))
+	for i, v := range r.order {
+		results[i] = viewResult{view: v.spec.Name, err: err}
 	}
-	return pe
+	return newPutError(ts, results, nil)
 }
 
+// manyResult turns the errors of PutMany's groups (errs[i] of jobs[i]) into
+// nil or a *PutError.
 func (r *Repo[T]) manyResult(jobs [][]row, errs []error, ts int64) error {
-	failed := map[string]error{}
-	written := map[string]bool{}
-	for i, err := range errs {
-		name := jobs[i][0].v.spec.Name
-		if err != nil {
-			if _, seen := failed[name]; !seen {
-				failed[name] = err
-			}
-		} else {
-			written[name] = true
-		}
+	results := make([]viewResult, len(jobs))
+	for i, job := range jobs {
+		results[i] = viewResult{view: job[0].v.spec.Name, err: errs[i]}
 	}
-	if len(failed) == 0 {
-		return nil
-	}
-	pe := &PutError{Timestamp: ts}
-	for name, err := range failed {
-		pe.Failed = append(pe.Failed, ViewError{View: name, Err: err})
-		if written[name] {
-			pe.Partly = append(pe.Partly, name)
-		}
-		delete(written, name)
-		if m := r.opts.Metrics; m != nil {
-			m.FanoutFailure(name)
-		}
-	}
-	for name := range written {
-		pe.Written = append(pe.Written, name)
-	}
-	sort.Strings(pe.Written)
-	sort.Strings(pe.Partly)
-	sort.Slice(pe.Failed, func(i, j int) bool { return pe.Failed[i].View < pe.Failed[j].View })
-	return pe
+	return newPutError(ts, results, r.opts.Metrics)
 }

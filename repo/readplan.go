@@ -245,7 +245,7 @@ func ceilTo(t time.Time, p time.Duration) time.Time {
 
 // setIDBounds derives the clustering bounds: the cursor, else the range edges.
 func (p *readPlan) setIDBounds(cur *cursor, from, to time.Time) error {
-	k, typ := p.v.spec.Kind, p.v.spec.ID.Type
+	k, typ := p.v.spec.Kind, p.v.idCQL
 	newest := p.q.Direction == NewestFirst
 	if !from.IsZero() && (newest || cur == nil) {
 		id, err := k.MinID(from)
@@ -274,7 +274,7 @@ func (p *readPlan) setIDBounds(cur *cursor, from, to time.Time) error {
 }
 
 // setUpperFromTo bounds the IDs below the range's end.
-func (p *readPlan) setUpperFromTo(k bucket.Kind, typ string, to time.Time) error {
+func (p *readPlan) setUpperFromTo(k bucket.Kind, typ bucket.CQLMapping, to time.Time) error {
 	id, err := k.MinID(to)
 	switch {
 	case errors.Is(err, bucket.ErrOutOfRange):

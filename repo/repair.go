@@ -231,16 +231,15 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 		ttl = base.ttl
 	}
 	cl := run.r.opts.Consistency
-	if rw.v.spec.Bucketed() && !run.r.opts.Index.NoPresenceIndex && run.claimPresence(rw) {
+	if run.r.indexes(rw.v) && run.claimPresence(rw) {
 		now := run.r.opts.Now()
-		cfg := writeConfig{ttl: time.Duration(ttl) * time.Second, hasTTL: true, now: now.Unix(), clock: now}
-		pttl, pts := run.r.presenceOf(cfg, rw.v)
-		if err := run.r.exec(ctx, rw.presenceWrite(cl, pttl, pts)); err != nil {
+		cfg := writeConfig{ttl: time.Duration(ttl) * time.Second, hasTTL: true, now: now.Unix(), clock: now, consistency: cl}
+		e := run.r.entry(rw, cfg)
+		if err := run.r.exec(ctx, e.stmt); err != nil {
 			run.releasePresence(rw)
 			return fmt.Errorf("presence index: %w", err)
 		}
-		_, expiry := cfg.presenceLife(rw.v)
-		run.r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
+		run.r.entryWritten(e)
 	}
 	return run.r.exec(ctx, rw.insertWrite(cl, ttl, base.ts))
 }
@@ -297,7 +296,7 @@ func newStampQuery(v *view) stampQuery {
 	return stampQuery{
 		cql:    "SELECT " + strings.Join(sel, ",") + " FROM " + v.table + " WHERE " + strings.Join(where, " AND "),
 		values: (len(sel) - 1) / 2,
-		idType: reflect.TypeOf(idToCQL(v.spec.ID.Type, bucket.ID{})),
+		idType: reflect.TypeOf(idToCQL(v.idCQL, bucket.ID{})),
 	}
 }
 

@@ -46,8 +46,9 @@ type view struct {
 	colPaths [][]int  // field traversals of columns, same order as columns; nil for Record
 	record   bool     // items are Records: columns by name, no struct fields
 	stmts    statements
-	idInKey  bool // the ID is (part of) the partition key: one row per ID
-	ttl      int  // seconds, the effective default TTL of writes
+	idInKey  bool              // the ID is (part of) the partition key: one row per ID
+	idCQL    bucket.CQLMapping // how the ID is stored: the form of its bound values
+	ttl      int               // seconds, the effective default TTL of writes
 	// sch is the bucket scheme in force, with the history recorded in the
 	// cluster (Open, and reloads every Options.Schemes.Refresh): use scheme(),
 	// never spec.Scheme, for bucket numbers.
@@ -60,16 +61,6 @@ type view struct {
 
 // scheme is the view's bucket scheme as currently known, with its history.
 func (v *view) scheme() bucket.Scheme { return *v.sch.Load() }
-
-// presenceTTL is the TTL in seconds of a presence entry for rows living
-// rowTTL: one bucket width (the widest of the history) longer, within
-// Cassandra's largest TTL.
-func (v *view) presenceTTL(rowTTL int) int {
-	if rowTTL <= 0 || !v.spec.Bucketed() {
-		return 0
-	}
-	return min(rowTTL+int(v.scheme().Width().Seconds()), maxTTLSeconds)
-}
 
 // Open checks the views' bucket schemes against the metadata stored in the
 // keyspace (recording them the first time) and returns the repository. A view
@@ -245,6 +236,7 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 		return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
 	}
 	v := &view{spec: spec, table: r.keyspace + "." + spec.Name}
+	v.idCQL, _ = bucket.CQLOf(spec.Kind) // spec.Validate refused a kind without one
 	for _, c := range spec.Key {
 		v.columns = append(v.columns, c.Name)
 	}

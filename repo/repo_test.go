@@ -251,12 +251,12 @@ func TestPresenceRewrittenForLateRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.needsPresence(rw, cfg) {
+	if !entryIsDue(r, rw, cfg) {
 		t.Fatal("first write: presence entry not needed")
 	}
 	_, expiry := cfg.presenceLife(rw.v)
 	r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
-	if r.needsPresence(rw, cfg) {
+	if entryIsDue(r, rw, cfg) {
 		t.Fatal("second write at once: presence entry needed again")
 	}
 	now = now.Add(25 * 24 * time.Hour) // 25 days later, same bucket, 30-day TTL
@@ -264,7 +264,7 @@ func TestPresenceRewrittenForLateRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.needsPresence(rw, late) {
+	if !entryIsDue(r, rw, late) {
 		t.Fatal("a late row that outlives the cached entry did not rewrite it")
 	}
 }
@@ -300,4 +300,11 @@ func TestSessionConfig(t *testing.T) {
 	if cc.Consistency != gocql.LocalQuorum {
 		t.Fatalf("consistency %v, want LOCAL_QUORUM", cc.Consistency)
 	}
+}
+
+// entryIsDue reports whether a write of rw under cfg would send its
+// presence entry.
+func entryIsDue[T any](r *Repo[T], rw row, cfg writeConfig) bool {
+	_, due := r.entryDue(rw, cfg)
+	return due
 }

@@ -44,7 +44,7 @@ func (v *view) bucketQuery(key Key, b bucket.Bucket, shard int, dir Direction, i
 func (v *view) lookupByID(id bucket.ID, cl gocql.Consistency) Statement {
 	st := v.stmts.selects[NewestFirst][noLower][noUpper]
 	return Statement{Table: v.spec.Name, Op: "select", CQL: st.cql, Names: st.names,
-		Args: []any{idToCQL(v.spec.ID.Type, id), 1}, Consistency: cl, PageSize: 1}
+		Args: []any{idToCQL(v.idCQL, id), 1}, Consistency: cl, PageSize: 1}
 }
 
 // indexListing lists up to limit buckets of key in [lo, hi] that v's
@@ -117,7 +117,7 @@ func (rw row) primaryKey() []any {
 	if rw.v.idInKey {
 		return args
 	}
-	return append(args, idToCQL(rw.v.spec.ID.Type, rw.id))
+	return append(args, idToCQL(rw.v.idCQL, rw.id))
 }
 
 // deleteArgs binds the view's delete statement: the timestamp, then the
