@@ -167,16 +167,7 @@ type viewResult struct {
 // (Partly), each sorted. Every failed view is counted in m (nil: not
 // counted, for a call that sent nothing).
 func newPutError(ts int64, results []viewResult, m *metrics.Metrics) error {
-	failed := map[string]error{}
-	written := map[string]bool{}
-	for _, res := range results {
-		switch _, seen := failed[res.view]; {
-		case res.err == nil:
-			written[res.view] = true
-		case !seen:
-			failed[res.view] = res.err
-		}
-	}
+	failed, written := byView(results)
 	if len(failed) == 0 {
 		return nil
 	}
@@ -198,6 +189,21 @@ func newPutError(ts int64, results []viewResult, m *metrics.Metrics) error {
 	sort.Strings(pe.Partly)
 	sort.Slice(pe.Failed, func(i, j int) bool { return pe.Failed[i].View < pe.Failed[j].View })
 	return pe
+}
+
+// byView sorts results by view: the first error of each view that failed,
+// and the views with at least one success.
+func byView(results []viewResult) (failed map[string]error, written map[string]bool) {
+	failed, written = map[string]error{}, map[string]bool{}
+	for _, res := range results {
+		switch _, seen := failed[res.view]; {
+		case res.err == nil:
+			written[res.view] = true
+		case !seen:
+			failed[res.view] = res.err
+		}
+	}
+	return failed, written
 }
 
 // RetryOf returns the WriteOption that retries the call that returned err:

@@ -64,4 +64,3 @@ func (r *Repo[T]) checkExpiry(c writeConfig) error {
 	}
 	return nil
 }
-

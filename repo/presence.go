@@ -100,7 +100,6 @@ func (v *view) presenceTTL(rowTTL int) int {
 	return min(rowTTL+int(v.scheme().Width().Seconds()), maxTTLSeconds)
 }
 
-
 // presenceCache remembers which (view, key, bucket) entries this process has
 // written to the presence index, and until when each lives (Unix seconds), so an
 // entry is written once per process rather than once per item, and written

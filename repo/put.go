@@ -91,7 +91,6 @@ func (c writeConfig) ttlOf(v *view) (rowTTL, presenceTTL int) {
 	return rowTTL, v.presenceTTL(rowTTL)
 }
 
-
 // Put writes item to every view, concurrently, one partition per statement, with
 // one write timestamp. On a partial failure it returns a *PutError naming the
 // views that failed; calling Put again with the same item completes them.
@@ -231,7 +230,6 @@ func (r *Repo[T]) countWrite(ctx context.Context, rw row, n, bytes int) {
 		}
 	}
 }
-
 
 // fanoutResult turns the errors of rows (errs[i] of rows[i]) into nil or
 // a *PutError.

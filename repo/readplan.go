@@ -73,42 +73,6 @@ type idBounds struct {
 	hiVal any
 }
 
-// bucketBounds are the oldest and newest buckets a page may touch, both
-// inclusive. floored and ceilinged say whether they come from the query
-// (range, cursor, lookback) or are the scheme's own ends; lookbackFloor
-// says that MaxLookback set the floor.
-type bucketBounds struct {
-	floor, ceiling     bucket.Bucket
-	floored, ceilinged bool
-	lookbackFloor      bool
-}
-
-// raise lifts the floor to b, if b is above it.
-func (bb *bucketBounds) raise(b bucket.Bucket) {
-	if !bb.floored || b > bb.floor {
-		bb.floor = b
-	}
-	bb.floored = true
-}
-
-// lower brings the ceiling down to b, if b is below it.
-func (bb *bucketBounds) lower(b bucket.Bucket) {
-	if !bb.ceilinged || b < bb.ceiling {
-		bb.ceiling = b
-	}
-	bb.ceilinged = true
-}
-
-// reach is where the newest items can be, as the reader's clock tells.
-type reach struct {
-	top     bucket.Bucket // newest bucket a walk without the index starts from
-	present bucket.Bucket // the bucket of now: empty buckets above it are not counted against the budget
-	// horizon is the newest bucket an accepted item can be in: writes
-	// stamped more than MaxFutureSkew ahead of the writer's clock are
-	// refused, and a reader's clock may lag a writer's by as much again.
-	horizon bucket.Bucket
-}
-
 // plan validates q, works out its readPlan, and returns the walk that
 // executes it.
 func (r *Repo[T]) plan(q Query) (*walk[T], error) {
@@ -144,12 +108,19 @@ func newReadPlan(v *view, q Query, cl gocql.Consistency, o *Options) (*readPlan,
 			return nil, err
 		}
 	}
-	p.keepsHint = q.Direction == NewestFirst && v.spec.Bucketed() && !v.idInKey &&
-		!o.Index.NoPresenceIndex && !o.Index.ProbeUnindexed
-	if p.keepsHint {
-		p.hintKey = string(q.Key.encode(append([]byte(v.spec.Name), 0)))
-	}
+	p.setHint(&o.Index)
 	return p, nil
+}
+
+// setHint says whether the page reads and keeps the key's read hint: a
+// newest-first read of a bucketed view through the presence index.
+func (p *readPlan) setHint(o *IndexOptions) {
+	v := p.v
+	p.keepsHint = p.q.Direction == NewestFirst && v.spec.Bucketed() && !v.idInKey &&
+		!o.NoPresenceIndex && !o.ProbeUnindexed
+	if p.keepsHint {
+		p.hintKey = string(p.q.Key.encode(append([]byte(v.spec.Name), 0)))
+	}
 }
 
 // choose picks the strategy, by what the read hints say of the key (readHints:
@@ -248,14 +219,8 @@ func (p *readPlan) setIDBounds(cur *cursor, from, to time.Time) error {
 	k, typ := p.v.spec.Kind, p.v.idCQL
 	newest := p.q.Direction == NewestFirst
 	if !from.IsZero() && (newest || cur == nil) {
-		id, err := k.MinID(from)
-		switch {
-		case errors.Is(err, bucket.ErrBeforeEpoch):
-			// Nothing can be older than the epoch: the side is open.
-		case err != nil:
-			return fmt.Errorf("%w: from: %w", ErrBadRange, err)
-		default:
-			p.lo, p.loVal = lowerGE, idToCQL(typ, id)
+		if err := p.setLowerFromFrom(k, typ, from); err != nil {
+			return err
 		}
 	}
 	if !to.IsZero() && (!newest || cur == nil) {
@@ -269,6 +234,20 @@ func (p *readPlan) setIDBounds(cur *cursor, from, to time.Time) error {
 		} else {
 			p.lo, p.loVal = lowerGT, idToCQL(typ, cur.last)
 		}
+	}
+	return nil
+}
+
+// setLowerFromFrom bounds the IDs from the range's start.
+func (p *readPlan) setLowerFromFrom(k bucket.Kind, typ bucket.CQLMapping, from time.Time) error {
+	id, err := k.MinID(from)
+	switch {
+	case errors.Is(err, bucket.ErrBeforeEpoch):
+		// Nothing can be older than the epoch: the side is open.
+	case err != nil:
+		return fmt.Errorf("%w: from: %w", ErrBadRange, err)
+	default:
+		p.lo, p.loVal = lowerGE, idToCQL(typ, id)
 	}
 	return nil
 }
@@ -287,98 +266,4 @@ func (p *readPlan) setUpperFromTo(k bucket.Kind, typ bucket.CQLMapping, to time.
 		p.hi, p.hiVal = upperLT, idToCQL(typ, id)
 	}
 	return nil
-}
-
-// setBucketBounds works out the buckets the read may touch. There is no floor
-// at now minus the TTL: a row lives for its TTL from its write, not from its
-// ID's time, so a backfilled item can be alive in a bucket older than that.
-// Walks with the presence index list only buckets whose entries are alive
-// (an entry outlives its rows); walks without it go down to their floor or
-// their empty-bucket budget.
-func (p *readPlan) setBucketBounds(cur *cursor, from, to time.Time, o *Options) error {
-	p.floor, p.ceiling = p.s.Range()
-	if !from.IsZero() {
-		p.raise(clampedBucket(p.s, from))
-	}
-	if !to.IsZero() {
-		p.lower(clampedBucket(p.s, to.Add(-time.Nanosecond)))
-	}
-	var curAt time.Time
-	if cur != nil {
-		at, err := p.boundByCursor(cur)
-		if err != nil {
-			return err
-		}
-		curAt = at
-	}
-	if o.Read.MaxLookback > 0 {
-		p.boundByLookback(o.Read.MaxLookback, cur != nil, curAt, to)
-	}
-	p.reach = p.reachOf(o.Schemes.MaxFutureSkew)
-	return nil
-}
-
-// boundByCursor bounds the buckets by where the cursor's page ended, and
-// returns the instant of its last ID.
-func (p *readPlan) boundByCursor(cur *cursor) (time.Time, error) {
-	s, k := p.s, p.v.spec.Kind
-	b, err := s.OfID(k, cur.last)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%w: %w", ErrBadCursor, err)
-	}
-	curAt, _ := k.Time(cur.last)
-	if p.q.Direction == NewestFirst {
-		// A cursor at the first ID of its bucket (a walk that stopped at a
-		// bucket boundary) continues in the bucket below.
-		if id, err := k.MinID(s.Start(b)); err == nil && id == cur.last {
-			b--
-		}
-		p.lower(b)
-	} else {
-		if id, err := k.MaxID(s.End(b).Add(-k.Precision())); err == nil && id == cur.last {
-			b++
-		}
-		p.raise(b)
-	}
-	return curAt, nil
-}
-
-// boundByLookback raises the floor to lb before where this page starts:
-// the cursor, the range's end, or now.
-func (p *readPlan) boundByLookback(lb time.Duration, hasCursor bool, curAt, to time.Time) {
-	ref := p.now
-	switch {
-	case hasCursor && p.q.Direction == NewestFirst:
-		ref = curAt
-	case !to.IsZero():
-		ref = to
-	}
-	if b := clampedBucket(p.s, ref.Add(-lb)); !p.floored || b > p.floor {
-		p.raise(b)
-		p.lookbackFloor = p.q.Direction == NewestFirst
-	}
-}
-
-// reachOf works out the top, present and horizon buckets: a page bounded
-// above reaches its ceiling; an open one, as far as an accepted item can be.
-func (p *readPlan) reachOf(maxFutureSkew time.Duration) reach {
-	rc := reach{present: clampedBucket(p.s, p.now), top: p.ceiling, horizon: p.ceiling}
-	if !p.ceilinged {
-		rc.top = clampedBucket(p.s, p.now.Add(maxFutureSkew))
-		rc.horizon = clampedBucket(p.s, p.now.Add(2*maxFutureSkew))
-	}
-	return rc
-}
-
-// clampedBucket is the bucket of t, clamped to the scheme's range.
-func clampedBucket(s bucket.Scheme, t time.Time) bucket.Bucket {
-	b, err := s.Of(t)
-	if err != nil {
-		first, last := s.Range()
-		if errors.Is(err, bucket.ErrBeforeEpoch) {
-			return first
-		}
-		return last
-	}
-	return b
 }

@@ -237,19 +237,7 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	}
 	v := &view{spec: spec, table: r.keyspace + "." + spec.Name}
 	v.idCQL, _ = bucket.CQLOf(spec.Kind) // spec.Validate refused a kind without one
-	for _, c := range spec.Key {
-		v.columns = append(v.columns, c.Name)
-	}
-	idIdx := slices.IndexFunc(spec.Key, func(c schema.Column) bool { return c.Name == spec.ID.Name })
-	v.idInKey = idIdx >= 0
-	if !v.idInKey {
-		idIdx = len(v.columns)
-		v.columns = append(v.columns, spec.ID.Name)
-	}
-	for _, c := range spec.Values {
-		v.columns = append(v.columns, c.Name)
-	}
-	v.idIdx = idIdx
+	v.setColumns()
 	if v.record = t == recordType; !v.record {
 		paths, err := fieldPaths(r.mapper, t, v.columns)
 		if err != nil {
@@ -268,6 +256,24 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	v.ttl = int(ttl.Seconds())
 	v.sch.Store(&spec.Scheme)
 	return v, nil
+}
+
+// setColumns lists the view's item columns: key..., the ID unless it is in
+// the key, values...
+func (v *view) setColumns() {
+	spec := v.spec
+	for _, c := range spec.Key {
+		v.columns = append(v.columns, c.Name)
+	}
+	v.idIdx = slices.IndexFunc(spec.Key, func(c schema.Column) bool { return c.Name == spec.ID.Name })
+	v.idInKey = v.idIdx >= 0
+	if !v.idInKey {
+		v.idIdx = len(v.columns)
+		v.columns = append(v.columns, spec.ID.Name)
+	}
+	for _, c := range spec.Values {
+		v.columns = append(v.columns, c.Name)
+	}
 }
 
 // view returns the named view or ErrUnknownView.

@@ -79,28 +79,46 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool) (row, error) {
 	if err := rw.key.validate(v.spec.Key); err != nil && strict {
 		return rw, err
 	}
+	if rw.bytes, err = r.payload(v, iv); err != nil {
+		return rw, err
+	}
+	rw.place()
+	return rw, nil
+}
+
+// payload is the estimated size of item iv's columns in v, or
+// ErrValueTooLarge for a value over Options.Write.MaxValueBytes.
+func (r *Repo[T]) payload(v *view, iv reflect.Value) (int, error) {
+	bytes := 0
 	for i := range v.columns {
 		f := v.col(iv, i)
 		if !f.IsValid() {
 			continue // a Record without the column: null
 		}
 		if oversized(f, r.opts.Write.MaxValueBytes) {
-			return rw, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.Write.MaxValueBytes)
+			return 0, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.Write.MaxValueBytes)
 		}
-		rw.bytes += valueSize(f)
+		bytes += valueSize(f)
 	}
+	return bytes, nil
+}
+
+// place names the row's presence entry and partition, and picks its shard
+// in a sharded view.
+func (rw *row) place() {
+	v := rw.v
 	rw.presKey = partitionKey(rw.key, v.spec.Bucketed(), rw.bucket)
 	rw.partKey = rw.presKey
-	if v.spec.Sharded() {
-		var at time.Time
-		if v.spec.PerKeyShards {
-			rw.keyText = rw.key.String()
-			at, _ = v.spec.Kind.Time(id) // valid: its bucket was found
-		}
-		rw.shard = v.shardOf(rw.keyText, id, at)
-		rw.partKey += "/s" + strconv.Itoa(rw.shard)
+	if !v.spec.Sharded() {
+		return
 	}
-	return rw, nil
+	var at time.Time
+	if v.spec.PerKeyShards {
+		rw.keyText = rw.key.String()
+		at, _ = v.spec.Kind.Time(rw.id) // valid: its bucket was found
+	}
+	rw.shard = v.shardOf(rw.keyText, rw.id, at)
+	rw.partKey += "/s" + strconv.Itoa(rw.shard)
 }
 
 // partitionKey names one partition of a view in memory and in metrics: the

@@ -39,6 +39,21 @@ func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 	if err != nil {
 		return Page[T]{}, fmt.Errorf("repo: read %s: %w", w.v.spec.Name, err)
 	}
+	p := w.page(stop)
+	if w.keepsHint {
+		// A key whose page filled from adjacent buckets reads from its newest
+		// bucket next time, without asking the index first.
+		w.r.hints.remember(w.hintKey, stop == StopFull && !w.gap)
+	}
+	if m := w.r.opts.Metrics; m != nil {
+		m.ReadWalk(w.v.spec.Name, w.stats.Buckets, w.stats.EmptyBuckets, w.stats.Rows, w.stats.Queries)
+	}
+	return p, nil
+}
+
+// page is what the walk read, with the cursor that continues it and why
+// it ended.
+func (w *walk[T]) page(stop StopReason) Page[T] {
 	p := Page[T]{Items: w.items, Stats: w.stats}
 	switch {
 	case w.v.idInKey:
@@ -53,15 +68,7 @@ func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 		}
 	}
 	p.Stats.Stop = stop
-	if w.keepsHint {
-		// A key whose page filled from adjacent buckets reads from its newest
-		// bucket next time, without asking the index first.
-		w.r.hints.remember(w.hintKey, stop == StopFull && !w.gap)
-	}
-	if m := w.r.opts.Metrics; m != nil {
-		m.ReadWalk(w.v.spec.Name, w.stats.Buckets, w.stats.EmptyBuckets, w.stats.Rows, w.stats.Queries)
-	}
-	return p, nil
+	return p
 }
 
 // execute runs the plan's strategy.
