@@ -54,7 +54,7 @@
 // retried by the next call that needs it, after a short backoff. So an item
 // is placed, read and deleted in the same bucket and shard by every
 // instance, whatever its writer's clock said and whenever it last reloaded.
-// Options.Validate refuses a Lead below SchemeRefresh + MaxFutureSkew +
+// Options.Validate refuses a Schemes.Lead below Refresh + MaxFutureSkew +
 // 2 x ClockSkew (schema.MinLead): at that lead no call waits for a reload
 // while the interval's reloads succeed. A repository made with New has no
 // copy to keep current: it uses the specs it was given.
@@ -134,6 +134,55 @@
 // a view that is ErrBadKey. Repair re-derives the other views of a key's time range from a
 // base view, with each row's original write time and remaining TTL, for the
 // rows a failed fan-out never reached and nobody retried.
+//
+// # Options
+//
+// Options group the settings by what they govern: Read, Write, Index (the
+// presence index) and Schemes (the metadata that places rows, and the
+// fleet's clock bounds), with Consistency, Metrics, Logger, WrapExecutor
+// and Now beside them. A number at zero means its default; a feature is
+// turned off by its No<Feature> bool, never by a special number; a negative
+// number is refused. Options.Validate names every bad field at once (an
+// *OptionError each, joined); New runs it on the Options as given, then
+// fills the defaults on its own copy.
+//
+// # The read path, as the code lays it out
+//
+// A read is planned, then executed. readplan.go builds one readPlan per
+// page, before anything is sent: the ID bounds inside every bucket, the
+// bucket bounds from the range, cursor and MaxLookback and the reach from
+// the reader's clock (readplan_buckets.go), the shards of each bucket (a
+// per-key sharded view's promotion as known then), and the strategy that
+// picks the buckets among them, with why:
+//
+//   - readListed (read_listed.go): the presence index first, then the
+//     buckets it lists;
+//   - readDenseRun and readHeadWithIndex (read_dense.go): a key remembered
+//     as dense, read from its newest bucket down;
+//   - readProbe (read_probe.go): without the index, bucket by bucket,
+//     probing ahead after empty ones;
+//   - readOnePartition: a view without buckets.
+//
+// walk.go executes the plan: a walk is the plan plus its progress (the
+// items, the stats, the last bucket finished, the run of adjacent buckets
+// that makes a key dense), and makes the page and its cursor. Its reads
+// of buckets and of the index are in walk_fetch.go.
+//
+// # The statement seam
+//
+// requests.go is the one place each kind of request to a view's tables is
+// made: query a bucket (bucketQuery; lookupByID for a view keyed by the
+// ID, stampRead for Repair), list the presence index (indexListing), write
+// rows (insertWrite, presenceWrite, batchOf) and delete rows (deleteWrite).
+// Reads, writes, deletes and Repair take their Statement from there and
+// never build one; the CQL text is built once per view by New
+// (statements.go), and the metadata tables have a seam of their own
+// (metadata.go). A second storage API (DynamoDB,
+// ScyllaDB Alternator) would plug in there, one function at a time. The
+// rules that several writes share have one place each too: presence
+// entries (presence.go: which rows need one, what it is, what the cache
+// remembers), the *PutError of a write's results (newPutError), and how an
+// ID kind is stored in CQL (bucket.CQLOf, read by schema and repo).
 //
 // # The executor seam
 //

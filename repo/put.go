@@ -243,7 +243,7 @@ func (r *Repo[T]) fanoutResult(rows []row, errs []error, ts int64) error {
 
 // putAtomic writes every view and presence entry in one logged batch.
 func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) error {
-	b := Statement{Table: "logged_batch", Op: "batch", Consistency: cfg.consistency, Batch: gocql.LoggedBatch}
+	b := batchOf("logged_batch", gocql.LoggedBatch, cfg.consistency)
 	var entries []entryWrite
 	for _, rw := range rows {
 		ttl, _ := cfg.ttlOf(rw.v)

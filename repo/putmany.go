@@ -141,7 +141,7 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	if len(rows) == 1 {
 		err = r.exec(ctx, first.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 	} else {
-		b := Statement{Table: first.v.spec.Name, Op: "batch", Consistency: cfg.consistency, Batch: gocql.UnloggedBatch}
+		b := batchOf(first.v.spec.Name, gocql.UnloggedBatch, cfg.consistency)
 		for _, rw := range rows {
 			b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 		}

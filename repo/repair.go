@@ -317,9 +317,7 @@ func scalarType(typ string) bool {
 // stamp reads rw's row in its view: whether it exists and its stamp.
 func (run *repairRun[T]) stamp(ctx context.Context, rw row) (rowStamp, bool, error) {
 	sq := run.probe[rw.v.spec.Name]
-	args := rw.primaryKey()
-	cl := run.r.opts.Consistency
-	it := run.r.executor.Query(ctx, Statement{Table: rw.v.spec.Name, Op: "select", CQL: sq.cql, Args: args, Consistency: cl})
+	it := run.r.executor.Query(ctx, rw.stampRead(sq, run.r.opts.Consistency))
 	wts := make([]*int64, sq.values)
 	ttls := make([]*int, sq.values)
 	dest := make([]any, 0, 1+2*sq.values)

@@ -8,9 +8,10 @@ import (
 )
 
 // The requests of the repository, one function per kind of operation: query
-// a bucket (bucketQuery, and lookupByID for a view keyed by the ID), list the
-// presence index (indexListing), write rows (insertWrite, presenceWrite) and
-// delete rows (deleteWrite). Reads and writes ask these for the Statement
+// a bucket (bucketQuery; lookupByID for a view keyed by the ID, stampRead
+// for Repair), list the presence index (indexListing), write rows
+// (insertWrite, presenceWrite, in a batchOf or alone) and delete rows
+// (deleteWrite). Reads and writes ask these for the Statement
 // they send and never build one themselves: this is where a second storage
 // API (DynamoDB, ScyllaDB Alternator) would plug in, one function at a time.
 // The CQL text itself is built once per view, by New (statements.go).
@@ -47,6 +48,12 @@ func (v *view) lookupByID(id bucket.ID, cl gocql.Consistency) Statement {
 		Args: []any{idToCQL(v.idCQL, id), 1}, Consistency: cl, PageSize: 1}
 }
 
+// stampRead reads the write time and remaining TTL of this row's value
+// cells (Repair): one single-partition query of its primary key.
+func (rw row) stampRead(sq stampQuery, cl gocql.Consistency) Statement {
+	return Statement{Table: rw.v.spec.Name, Op: "select", CQL: sq.cql, Args: rw.primaryKey(), Consistency: cl}
+}
+
 // indexListing lists up to limit buckets of key in [lo, hi] that v's
 // presence index holds entries for, in direction dir.
 func (v *view) indexListing(key Key, dir Direction, lo, hi bucket.Bucket, limit int, cl gocql.Consistency) Statement {
@@ -74,6 +81,13 @@ func (rw row) presenceWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
 // deleteWrite is the Statement deleting this row at timestamp ts.
 func (rw row) deleteWrite(cl gocql.Consistency, ts int64) Statement {
 	return write(rw.v.spec.Name, "delete", rw.v.stmts.delete, cl, rw.deleteArgs(ts))
+}
+
+// batchOf is an empty batch of kind to fill with insertWrite and
+// presenceWrite statements: a logged one across views (Options.Write.Atomic),
+// an unlogged one within one partition (PutMany).
+func batchOf(table string, kind gocql.BatchType, cl gocql.Consistency) Statement {
+	return Statement{Table: table, Op: "batch", Consistency: cl, Batch: kind}
 }
 
 // write is the Statement of one idempotent write.
