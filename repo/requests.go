@@ -72,8 +72,14 @@ func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
 }
 
 // presenceWrite is the Statement writing this row's presence-index entry,
-// with a TTL of ttl seconds (0: none) at timestamp ts (presenceEntry says
-// which).
+// with a TTL of ttl seconds (0: none) at timestamp ts (Repo.presenceOf: its
+// expiry, or the largest timestamp for an entry that never expires).
+// Entries of one (key, bucket) written by different calls then settle on
+// the one that lives longest, whatever the write timestamps of their rows:
+// with the row's timestamp, a row written with an older one (a retry, a
+// writer whose clock is behind) would lose to the entry of a short-lived
+// row, and be unreadable once that entry expired. Writes take it from
+// Repo.entry (presence.go), never from here.
 func (rw row) presenceWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
 	return write(rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert, cl, rw.presenceArgs(ttl, ts))
 }
