@@ -16,7 +16,10 @@ import (
 // inside every bucket, the bucket bounds, the shards of each bucket), and
 // the strategy that picks the buckets among them, with why. A walk executes
 // it (walk.go); each strategy has a file of its own (read_listed.go,
-// read_dense.go, read_probe.go).
+// read_dense.go, read_probe.go). The strategy is the plan's last decision,
+// made by the walk that executes it (decide), as it starts: it reads the
+// key's read hint of that moment, and the reads coalesced into another's
+// walk never consult the hints at all.
 type readPlan struct {
 	v *view
 	s bucket.Scheme // the view's scheme when the page was planned: one for the whole page
@@ -84,8 +87,15 @@ func (r *Repo[T]) plan(q Query) (*walk[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	p.strategy = p.choose(&r.opts, r.hints)
 	return &walk[T]{r: r, readPlan: p, progress: progress[T]{next: p.head()}}, nil
+}
+
+// decide completes the plan with its strategy, when the walk starts.
+func (p *readPlan) decide(o *Options, hints *readHints) {
+	if p.keepsHint {
+		p.hintKey = string(p.q.Key.encode(append([]byte(p.v.spec.Name), 0)))
+	}
+	p.strategy = p.choose(o, hints)
 }
 
 // newReadPlan works out the bounds of a page of q, a validated query of v.
@@ -118,9 +128,6 @@ func (p *readPlan) setHint(o *IndexOptions) {
 	v := p.v
 	p.keepsHint = p.q.Direction == NewestFirst && v.spec.Bucketed() && !v.idInKey &&
 		!o.NoPresenceIndex && !o.ProbeUnindexed
-	if p.keepsHint {
-		p.hintKey = string(p.q.Key.encode(append([]byte(v.spec.Name), 0)))
-	}
 }
 
 // choose picks the strategy, by what the read hints say of the key (readHints:

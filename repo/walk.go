@@ -35,6 +35,7 @@ func indirect[T any](item *T) reflect.Value { return reflect.ValueOf(item).Elem(
 
 // run executes the walk and makes its page.
 func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
+	w.decide(&w.r.opts, w.r.hints)
 	stop, err := w.execute(ctx)
 	if err != nil {
 		return Page[T]{}, fmt.Errorf("repo: read %s: %w", w.v.spec.Name, err)
