@@ -83,11 +83,12 @@ func (r *Repo[T]) plan(q Query) (*walk[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := newReadPlan(v, q, r.consistency(q.Consistency), &r.opts)
-	if err != nil {
+	w := &walk[T]{r: r}
+	if err := w.readPlan.init(v, q, r.consistency(q.Consistency), &r.opts); err != nil {
 		return nil, err
 	}
-	return &walk[T]{r: r, readPlan: p, progress: progress[T]{next: p.head()}}, nil
+	w.next = w.head()
+	return w, nil
 }
 
 // decide completes the plan with its strategy, when the walk starts.
@@ -98,28 +99,32 @@ func (p *readPlan) decide(o *Options, hints *readHints) {
 	p.strategy = p.choose(o, hints)
 }
 
-// newReadPlan works out the bounds of a page of q, a validated query of v.
-func newReadPlan(v *view, q Query, cl gocql.Consistency, o *Options) (*readPlan, error) {
-	p := &readPlan{v: v, s: v.scheme(), q: q, cl: cl, now: o.Now()}
+// init works out the bounds of a page of q, a validated query of v.
+func (p *readPlan) init(v *view, q Query, cl gocql.Consistency, o *Options) error {
+	*p = readPlan{v: v, s: v.scheme(), q: q, cl: cl, now: o.Now()}
 	if v.spec.PerKeyShards {
 		p.promo, p.promoted = v.promotion(q.Key.String())
 	}
 	p.binding = readBinding(q.View, q.Key, q.Direction, unixNano(q.From), unixNano(q.To))
-	cur, err := p.decodeCursor(o.Read.CursorSecret)
+	c, hasCursor, err := p.decodeCursor(o.Read.CursorSecret)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	var cur *cursor
+	if hasCursor {
+		cur = &c
 	}
 	from, to := ceilTo(q.From, v.spec.Kind.Precision()), ceilTo(q.To, v.spec.Kind.Precision())
 	if err := p.setIDBounds(cur, from, to); err != nil {
-		return nil, err
+		return err
 	}
 	if v.spec.Bucketed() {
 		if err := p.setBucketBounds(cur, from, to, o); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	p.setHint(&o.Index)
-	return p, nil
+	return nil
 }
 
 // setHint says whether the page reads and keeps the key's read hint: a
@@ -181,23 +186,22 @@ func (p *readPlan) shards(b bucket.Bucket) int {
 	return p.v.shardsOf(p.promo, p.promoted, p.s.End(b))
 }
 
-// decodeCursor reads q's cursor (nil without one) and checks that it
+// decodeCursor reads q's cursor (ok false without one) and checks that it
 // belongs to this read.
-func (p *readPlan) decodeCursor(secret []byte) (*cursor, error) {
+func (p *readPlan) decodeCursor(secret []byte) (c cursor, ok bool, err error) {
 	if p.q.Cursor == "" {
-		return nil, nil
+		return c, false, nil
 	}
-	c, err := decodeCursor(p.q.Cursor, secret)
-	if err != nil {
-		return nil, err
+	if c, err = decodeCursor(p.q.Cursor, secret); err != nil {
+		return c, false, err
 	}
 	if c.binding != p.binding || c.oldestFirst != (p.q.Direction == OldestFirst) {
-		return nil, fmt.Errorf("%w: bound to another view, key, direction or range", ErrBadCursor)
+		return c, false, fmt.Errorf("%w: bound to another view, key, direction or range", ErrBadCursor)
 	}
 	if _, err := p.v.spec.Kind.Time(c.last); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadCursor, err)
+		return c, false, fmt.Errorf("%w: %w", ErrBadCursor, err)
 	}
-	return &c, nil
+	return c, true, nil
 }
 
 func unixNano(t time.Time) int64 {

@@ -12,7 +12,7 @@ import (
 // it picks its buckets, the progress what it has read so far.
 type walk[T any] struct {
 	r *Repo[T]
-	*readPlan
+	readPlan
 	progress[T]
 }
 
