@@ -225,6 +225,14 @@ func (o SchemeOptions) withDefaults() SchemeOptions {
 	return o
 }
 
+// hintsSize is how many keys the read hints remember: none when they are off.
+func (o ReadOptions) hintsSize() int {
+	if o.NoHints {
+		return 0
+	}
+	return o.HintsSize
+}
+
 // orDefault sets *v to def when it is zero.
 func orDefault[N int | time.Duration](v *N, def N) {
 	if *v == 0 {

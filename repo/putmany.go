@@ -137,17 +137,7 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 		}
 		r.entryWritten(e)
 	}
-	var err error
-	if len(rows) == 1 {
-		err = r.exec(ctx, first.insertWrite(cfg.consistency, ttl, cfg.timestamp))
-	} else {
-		b := batchOf(first.v.spec.Name, gocql.UnloggedBatch, cfg.consistency)
-		for _, rw := range rows {
-			b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
-		}
-		err = r.exec(ctx, b)
-	}
-	if err != nil {
+	if err := r.exec(ctx, groupInsert(rows, cfg, ttl)); err != nil {
 		return err
 	}
 	bytes := 0
@@ -156,6 +146,19 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	}
 	r.countWrite(ctx, first, len(rows), bytes)
 	return nil
+}
+
+// groupInsert is the statement writing rows of one partition with a TTL
+// of ttl seconds: the insert itself for one row, else an unlogged batch.
+func groupInsert(rows []row, cfg writeConfig, ttl int) Statement {
+	if len(rows) == 1 {
+		return rows[0].insertWrite(cfg.consistency, ttl, cfg.timestamp)
+	}
+	b := batchOf(rows[0].v.spec.Name, gocql.UnloggedBatch, cfg.consistency)
+	for _, rw := range rows {
+		b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+	}
+	return b
 }
 
 // nothingWritten is the *PutError of a call that sent nothing: every view

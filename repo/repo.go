@@ -149,10 +149,6 @@ func checkNewArgs(session *gocql.Session, keyspace string, views []schema.View, 
 
 // newRepo builds a repository without views from opts, defaults filled in.
 func newRepo[T any](session *gocql.Session, keyspace string, opts Options) (*Repo[T], error) {
-	hintsSize := opts.Read.HintsSize
-	if opts.Read.NoHints {
-		hintsSize = 0
-	}
 	r := &Repo[T]{
 		session:   session,
 		executor:  &gocqlExecutor{session: session, metrics: opts.Metrics, mapper: newMapper()},
@@ -161,7 +157,7 @@ func newRepo[T any](session *gocql.Session, keyspace string, opts Options) (*Rep
 		mapper:    newMapper(),
 		views:     map[string]*view{},
 		presence:  newPresenceCache(opts.Index.CacheSize),
-		hints:     newReadHints(hintsSize),
+		hints:     newReadHints(opts.Read.hintsSize()),
 		flights:   newFlightGroup[T](),
 		schemes:   schemeReload{sem: make(chan struct{}, 1)},
 		maxExpiry: opts.Write.MaxExpiry,
