@@ -132,10 +132,10 @@ func (e *env) open(ctx context.Context) error {
 	}
 	// Coalescing is scenario 4's subject; elsewhere it would let a read ride
 	// on another's walk and hide the cost of one read.
-	if e.chatRead, err = repo.New[refmodel.Message](e.ts, ks, chat, repo.Options{Metrics: m, NoCoalesce: true}); err != nil {
+	if e.chatRead, err = repo.New[refmodel.Message](e.ts, ks, chat, repo.Options{Metrics: m, Read: repo.ReadOptions{NoCoalesce: true}}); err != nil {
 		return err
 	}
-	if e.chatNoIdx, err = repo.New[refmodel.Message](e.ts, ks, chat, repo.Options{Metrics: m, NoCoalesce: true, NoPresenceIndex: true}); err != nil {
+	if e.chatNoIdx, err = repo.New[refmodel.Message](e.ts, ks, chat, repo.Options{Metrics: m, Read: repo.ReadOptions{NoCoalesce: true}, Index: repo.IndexOptions{NoPresenceIndex: true}}); err != nil {
 		return err
 	}
 	if e.iot, err = repo.Open[refmodel.Reading](ctx, e.ts, ks, refmodel.IoTViews(), repo.Options{Metrics: m}); err != nil {
@@ -146,7 +146,7 @@ func (e *env) open(ctx context.Context) error {
 	if e.hotCo, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{}); err != nil {
 		return err
 	}
-	if e.hotNo, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{NoCoalesce: true}); err != nil {
+	if e.hotNo, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{Read: repo.ReadOptions{NoCoalesce: true}}); err != nil {
 		return err
 	}
 	e.chatBare, err = repo.New[refmodel.Message](e.hotSess, ks, chat, repo.Options{})

@@ -99,7 +99,7 @@ func (o *overload) setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := repo.New[refmodel.Message](tsS, ks.Name, views, repo.Options{NoCoalesce: true, Admission: lim})
+	r, err := repo.New[refmodel.Message](tsS, ks.Name, views, repo.Options{Read: repo.ReadOptions{NoCoalesce: true}, Admission: lim})
 	if err != nil {
 		return err
 	}

@@ -153,7 +153,7 @@ func (e *scaleEnv) open(ctx context.Context) error {
 		e.writer, err = repo.Open[refmodel.Message](ctx, e.load, cfg.Keyspace, refmodel.ChatViews(), repo.Options{})
 	}
 	if err == nil {
-		e.read, err = repo.New[refmodel.Message](e.ts, cfg.Keyspace, refmodel.ChatViews(), repo.Options{Metrics: m, NoCoalesce: true})
+		e.read, err = repo.New[refmodel.Message](e.ts, cfg.Keyspace, refmodel.ChatViews(), repo.Options{Metrics: m, Read: repo.ReadOptions{NoCoalesce: true}})
 	}
 	return err
 }

@@ -89,7 +89,7 @@ func (e *shardEnv) open(ctx context.Context, views []schema.View) error {
 		return err
 	}
 	// No metrics: a statement observer would replace the session's counter.
-	opts := repo.Options{NoCoalesce: true}
+	opts := repo.Options{Read: repo.ReadOptions{NoCoalesce: true}}
 	if e.plain, err = repo.New[refmodel.Message](e.plainS, ks.Name, views[:1], opts); err != nil {
 		return err
 	}

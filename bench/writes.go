@@ -18,7 +18,7 @@ const (
 	insertChannel = "INSERT INTO messages_by_channel (channel_id, bucket, message_id, author_id, body) VALUES (?, ?, ?, ?, ?)"
 	insertAuthor  = "INSERT INTO messages_by_author (author_id, bucket, message_id, channel_id, body) VALUES (?, ?, ?, ?, ?)"
 	insertByID    = "INSERT INTO message_by_id (message_id, channel_id, author_id, body) VALUES (?, ?, ?, ?)"
-	// bulkConcurrency matches repo.Options.WriteConcurrency's default.
+	// bulkConcurrency matches repo.Options.Write.Concurrency's default.
 	bulkConcurrency = 16
 )
 

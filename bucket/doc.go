@@ -9,7 +9,10 @@
 // TimeUUID (the CQL timeuuid), UUIDv7, ULID, and Timestamp (an instant plus a
 // tie-breaker). Each gives the instant of an ID, the smallest and largest ID
 // of an instant (clustering-range bounds), an order matching the one CQL
-// applies to the stored column, and a text form that round-trips.
+// applies to the stored column, and a text form that round-trips. CQLOf is
+// the one table of how each kind is stored in CQL (the column type that
+// keeps its order, the form of a bound value): schema and repo read it, and
+// a new kind adds its row there.
 //
 // Schemes: a Scheme maps instants to Bucket numbers: Fixed widths from an
 // epoch (the default shape; Discord uses ten days), or calendar Hourly,

@@ -154,7 +154,7 @@ func clientSections() []section {
 				"and the coefficient of variation (0 is even). Shards never written since the process started do not count.", "short",
 				[]querySpec{{shardSpread("max"), "busiest / mean {{table}}"}, {shardSpread("stddev"), "CV {{table}}"}}},
 			{"Bucket width in force", "Each bucketed view's bucket width now; it steps at a recorded scheme change (tsbucket schema rebucket). " +
-				"Processes that disagree have not all reloaded the history yet (repo.Options.SchemeRefresh).", "s",
+				"Processes that disagree have not all reloaded the history yet (repo.Options.Schemes.Refresh).", "s",
 				[]querySpec{{"max by (table) (tsbucket_bucket_width_seconds{" + client + "})", "max {{table}}"},
 					{"min by (table) (tsbucket_bucket_width_seconds{" + client + "})", "min {{table}}"}}},
 			{"Next scheme change", "When a recorded scheme change takes effect (0: none pending), and how many changes each view's history holds.", "dateTimeAsIso",

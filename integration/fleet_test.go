@@ -86,10 +86,9 @@ func TestFleetOnANode(t *testing.T) {
 	for i, off := range []time.Duration{-100 * time.Millisecond, 0, 100 * time.Millisecond} {
 		n := &fleetNode{name: fmt.Sprint("i", i), offset: off, fault: &failOnce{}}
 		r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{
-			SchemeRefresh: fleetBounds.SchemeRefresh, MaxFutureSkew: fleetBounds.MaxFutureSkew, ClockSkew: fleetBounds.ClockSkew,
-			Lead: fleetLead, PromoteAfter: -1,
 			Now:          func() time.Time { return time.Now().Add(off) },
 			WrapExecutor: func(e repo.Executor) repo.Executor { n.fault.Executor = e; return n.fault },
+			Schemes:      repo.SchemeOptions{Refresh: fleetBounds.SchemeRefresh, MaxFutureSkew: fleetBounds.MaxFutureSkew, ClockSkew: fleetBounds.ClockSkew, Lead: fleetLead, NoAutoPromote: true},
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -123,7 +123,7 @@ func cancelAfter(t *testing.T, d time.Duration, call func(context.Context) error
 // empty minute buckets, probed in parallel) stops when its context does.
 func TestCancelReadWalk(t *testing.T) {
 	leakCheck(t)
-	r := openTicks(t, repo.Options{NoPresenceIndex: true, EmptyBucketBudget: 1 << 30, NoCoalesce: true})
+	r := openTicks(t, repo.Options{Read: repo.ReadOptions{EmptyBucketBudget: 1 << 30, NoCoalesce: true}, Index: repo.IndexOptions{NoPresenceIndex: true}})
 	err, took := cancelAfter(t, 300*time.Millisecond, func(ctx context.Context) error {
 		_, err := r.Latest(ctx, "ticks_by_src", repo.Key{"quiet"}, 10)
 		return err
@@ -138,7 +138,7 @@ func TestCancelReadWalk(t *testing.T) {
 // the leader's walk; the leader stops on its own cancel.
 func TestCancelCoalescedRead(t *testing.T) {
 	leakCheck(t)
-	r := openTicks(t, repo.Options{NoPresenceIndex: true, EmptyBucketBudget: 1 << 30})
+	r := openTicks(t, repo.Options{Read: repo.ReadOptions{EmptyBucketBudget: 1 << 30}, Index: repo.IndexOptions{NoPresenceIndex: true}})
 	read := func(ctx context.Context) error {
 		_, err := r.Latest(ctx, "ticks_by_src", repo.Key{"quiet"}, 10)
 		return err
@@ -165,13 +165,13 @@ func TestCancelCoalescedRead(t *testing.T) {
 
 // TestCancelFanout: a large PutMany cancelled once it has begun sending
 // does not stop half-way (issue 23, defect 9: that left the views apart): it
-// finishes every item on its own context, within Options.FanoutTimeout, and
+// finishes every item on its own context, within Options.Write.FanoutTimeout, and
 // returns nil. A Put on a cancelled context returns at once, having sent
 // nothing, with an error that is not a partial write.
 func TestCancelFanout(t *testing.T) {
 	leakCheck(t)
 	const bound = time.Minute
-	r, s, ks := openTicksIn(t, repo.Options{WriteConcurrency: 4, FanoutTimeout: bound})
+	r, s, ks := openTicksIn(t, repo.Options{Write: repo.WriteOptions{Concurrency: 4, FanoutTimeout: bound}})
 	now := time.Now()
 	items := make([]tick, 20_000)
 	for i := range items {
@@ -206,7 +206,7 @@ func TestCancelFanout(t *testing.T) {
 // TestCancelRepair: a repair over a long walk stops with its context.
 func TestCancelRepair(t *testing.T) {
 	leakCheck(t)
-	r := openTicks(t, repo.Options{NoPresenceIndex: true, EmptyBucketBudget: 1 << 30})
+	r := openTicks(t, repo.Options{Read: repo.ReadOptions{EmptyBucketBudget: 1 << 30}, Index: repo.IndexOptions{NoPresenceIndex: true}})
 	err, took := cancelAfter(t, 300*time.Millisecond, func(ctx context.Context) error {
 		_, err := r.Repair(ctx, "ticks_by_src", repo.Key{"quiet"}, time.Time{}, time.Time{})
 		return err

@@ -77,8 +77,9 @@ func TestRebucketWhileRunning(t *testing.T) {
 	// A fleet with small bounds, so a change can be recorded 2 s ahead.
 	fleet := schema.Fleet{SchemeRefresh: refresh, MaxFutureSkew: 500 * time.Millisecond, ClockSkew: 100 * time.Millisecond}
 	open := func() *repo.Repo[Tick] {
-		r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{SchemeRefresh: refresh,
-			MaxFutureSkew: fleet.MaxFutureSkew, ClockSkew: fleet.ClockSkew, Lead: 2 * time.Second})
+		r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{
+			Schemes: repo.SchemeOptions{Refresh: refresh, MaxFutureSkew: fleet.MaxFutureSkew, ClockSkew: fleet.ClockSkew, Lead: 2 * time.Second},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +239,7 @@ func TestRebucketRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A writer allowing items stamped up to three hours ahead.
-	r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{MaxFutureSkew: 3 * time.Hour, Lead: 4 * time.Hour})
+	r, err := repo.Open[Tick](ctx, s, ks.Name, []schema.View{v}, repo.Options{Schemes: repo.SchemeOptions{MaxFutureSkew: 3 * time.Hour, Lead: 4 * time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,7 +175,7 @@ func TestRepoSparseKeyQueries(t *testing.T) {
 
 	// Without the index (data written by another tool): the probe walk finds the
 	// same items, and its parallel probes keep the empty-bucket reads bounded.
-	probe := openChat(t, s, ks, repo.Options{Now: clock, NoPresenceIndex: true, EmptyBucketBudget: 200})
+	probe := openChat(t, s, ks, repo.Options{Now: clock, Read: repo.ReadOptions{EmptyBucketBudget: 200}, Index: repo.IndexOptions{NoPresenceIndex: true}})
 	p, err = probe.Latest(t.Context(), "messages_by_channel", repo.Key{int64(77)}, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestRepoSparseKeyQueries(t *testing.T) {
 
 	// An empty-bucket budget stops a walk over a key with nothing in reach,
 	// and says so: the stop reason, and a cursor to go on from.
-	short := openChat(t, s, ks, repo.Options{Now: clock, NoPresenceIndex: true, EmptyBucketBudget: 10})
+	short := openChat(t, s, ks, repo.Options{Now: clock, Read: repo.ReadOptions{EmptyBucketBudget: 10}, Index: repo.IndexOptions{NoPresenceIndex: true}})
 	p, err = short.Latest(t.Context(), "messages_by_channel", repo.Key{int64(78)}, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestRepoReadsEveryLiveRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, noIndex := range []bool{false, true} {
-		reader, err := repo.Open[refmodel.Reading](t.Context(), s, ks, refmodel.IoTViews(), repo.Options{NoPresenceIndex: noIndex, EmptyBucketBudget: 1000})
+		reader, err := repo.Open[refmodel.Reading](t.Context(), s, ks, refmodel.IoTViews(), repo.Options{Read: repo.ReadOptions{EmptyBucketBudget: 1000}, Index: repo.IndexOptions{NoPresenceIndex: noIndex}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,7 +89,7 @@ func TestShardedViewRepairAndDrift(t *testing.T) {
 
 // TestPerKeyPromotion: on a real node, a view with per-key shards keeps
 // every key in one partition per bucket until one of them is written hot:
-// the writer promotes it on its own (Options.PromoteAfter), every repository
+// the writer promotes it on its own (Options.Schemes.PromoteAfter), every repository
 // learns of it within SchemeRefresh, and from the promotion's instant its
 // rows spread over the shards while the quiet key's stay in one partition.
 // Both read back exactly, through a repository opened before the promotion.
@@ -108,9 +108,11 @@ func TestPerKeyPromotion(t *testing.T) {
 	}
 	const refresh = 200 * time.Millisecond
 	open := func() *repo.Repo[refmodel.Message] {
-		r, err := repo.Open[refmodel.Message](ctx, s, ks.Name, views, repo.Options{SchemeRefresh: refresh, PromoteAfter: 40,
-			// A fleet with small bounds, so the promotion takes effect 600 ms on.
-			MaxFutureSkew: 300 * time.Millisecond, ClockSkew: 50 * time.Millisecond, Lead: 600 * time.Millisecond})
+		r, err := repo.Open[refmodel.Message](ctx, s, ks.Name, views, repo.Options{
+			Schemes: repo.SchemeOptions{Refresh: refresh, PromoteAfter: 40,
+				// A fleet with small bounds, so the promotion takes effect 600 ms on.
+				MaxFutureSkew: 300 * time.Millisecond, ClockSkew: 50 * time.Millisecond, Lead: 600 * time.Millisecond},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -110,10 +110,10 @@ func rowParts(rows []row) []uint64 {
 // will write at once, or one logged batch.
 func (r *Repo[T]) admitPut(ctx context.Context, rows []row, cfg writeConfig) (context.Context, *admitted, error) {
 	n := 1
-	if !r.opts.Atomic {
+	if !r.opts.Write.Atomic {
 		n = len(rows)
 		for _, rw := range rows {
-			if r.needsPresence(rw, cfg) {
+			if r.entryNeeded(rw, cfg) {
 				n++
 			}
 		}
@@ -129,7 +129,7 @@ func (r *Repo[T]) admitGroups(ctx context.Context, jobs [][]row) (context.Contex
 	for i, j := range jobs {
 		firsts[i] = j[0]
 	}
-	return r.admit(ctx, admission.Write, min(len(jobs), r.opts.WriteConcurrency), rowParts(firsts))
+	return r.admit(ctx, admission.Write, min(len(jobs), r.opts.Write.Concurrency), rowParts(firsts))
 }
 
 // admitDelete admits a Delete of rows, every row at once.

@@ -226,7 +226,7 @@ func BenchmarkPresenceCache(b *testing.B) {
 	b.Run("hit", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if r.needsPresence(rows[0], cfg) {
+			if _, due := r.entryDue(rows[0], cfg); due {
 				b.Fatal("cached entry reported missing")
 			}
 		}
@@ -235,7 +235,7 @@ func BenchmarkPresenceCache(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				_ = r.needsPresence(rows[0], cfg)
+				_, _ = r.entryDue(rows[0], cfg)
 			}
 		})
 	})

@@ -41,7 +41,7 @@ func TestPresenceEntryOutlivesSkewedWriters(t *testing.T) {
 	at := fixedNow.Add(-time.Hour) // both rows in this one-minute bucket
 	cases := []struct {
 		name           string
-		skew           time.Duration // Options.ClockSkew
+		skew           time.Duration // Options.Schemes.ClockSkew
 		first, second  time.Duration // offsets of the writers' clocks
 		ttl1, ttl2     time.Duration // TTLs of their rows
 		gap, readAfter time.Duration // world time between the writes, and to the read
@@ -55,7 +55,7 @@ func TestPresenceEntryOutlivesSkewedWriters(t *testing.T) {
 			w := &world{now: fixedNow}
 			fake := newFakeCluster(t, "ks", views, w.clock)
 			m := newFakeMeta(views)
-			opts := Options{ClockSkew: c.skew, Lead: 3 * time.Hour}
+			opts := Options{Schemes: SchemeOptions{ClockSkew: c.skew, Lead: 3 * time.Hour}}
 			a := newInstance(t, "a", w, fake, m, views, c.first, opts)
 			b := newInstance(t, "b", w, fake, m, views, c.second, opts)
 			m1, m2 := chatMsg(t, 1, at, 1), chatMsg(t, 1, at, 2)
@@ -205,7 +205,7 @@ func lifelongChatViews() []schema.View {
 // ErrBadTTL naming the limit.
 func TestExpiryLimits(t *testing.T) {
 	views := lifelongChatViews()
-	f := newChat(t, Options{MaxExpiry: time.Unix(modernMaxExpiry, 0)}, views...)
+	f := newChat(t, Options{Write: WriteOptions{MaxExpiry: time.Unix(modernMaxExpiry, 0)}}, views...)
 	m := f.msg(1, f.now, 0)
 	if err := f.r.Put(t.Context(), &m); err != nil {
 		t.Fatal(err)
@@ -245,7 +245,7 @@ func cancelOnFirst(f *chatFixture, cancel context.CancelFunc) {
 // begun sending, the caller's cancel does not leave the views apart: the
 // write finishes every view on its own bounded context.
 func TestCancelledFanoutFinishes(t *testing.T) {
-	f := newChat(t, Options{WriteConcurrency: 1})
+	f := newChat(t, Options{Write: WriteOptions{Concurrency: 1}})
 	var batch []refmodel.Message
 	for i := range 40 {
 		batch = append(batch, f.msg(int64(1+i%4), f.now.Add(-time.Duration(i)*time.Hour), int64(i)))
@@ -293,7 +293,7 @@ func present(f *chatFixture, m refmodel.Message) int {
 // batches of a view and failed others is a partial write even when no view
 // was written whole, and RetryOf completes it.
 func TestPartlyWrittenViewIsPartial(t *testing.T) {
-	f := newChat(t, Options{WriteConcurrency: 1})
+	f := newChat(t, Options{Write: WriteOptions{Concurrency: 1}})
 	ms := []refmodel.Message{f.msg(1, f.now, 1), f.msg(2, f.now, 2)} // authors 1001 and 1002
 	f.fake.fail = func(s Statement) error {                          // every view fails but author 1001's partition
 		if !strings.HasPrefix(s.Table, "messages_by_author") || s.Args[0] == int64(1002) {
@@ -327,13 +327,13 @@ func TestOptionsFleetBounds(t *testing.T) {
 		ok   bool
 	}{
 		{"defaults", Options{}, true},
-		{"a day's refresh", Options{SchemeRefresh: 24 * time.Hour}, false},
-		{"a day's refresh with a lead to match", Options{SchemeRefresh: 24 * time.Hour, Lead: 26 * time.Hour}, true},
-		{"two hours ahead", Options{MaxFutureSkew: 2 * time.Hour}, false},
-		{"skew over MaxFutureSkew", Options{MaxFutureSkew: time.Minute, ClockSkew: 2 * time.Minute}, false},
-		{"negative skew", Options{ClockSkew: -time.Second}, false},
-		{"lead below the least", Options{Lead: time.Hour}, false},
-		{"refresh off", Options{SchemeRefresh: -1, MaxFutureSkew: time.Minute, ClockSkew: time.Second, Lead: 62 * time.Second}, true},
+		{"a day's refresh", Options{Schemes: SchemeOptions{Refresh: 24 * time.Hour}}, false},
+		{"a day's refresh with a lead to match", Options{Schemes: SchemeOptions{Refresh: 24 * time.Hour, Lead: 26 * time.Hour}}, true},
+		{"two hours ahead", Options{Schemes: SchemeOptions{MaxFutureSkew: 2 * time.Hour}}, false},
+		{"skew over MaxFutureSkew", Options{Schemes: SchemeOptions{MaxFutureSkew: time.Minute, ClockSkew: 2 * time.Minute}}, false},
+		{"negative skew", Options{Schemes: SchemeOptions{ClockSkew: -time.Second}}, false},
+		{"lead below the least", Options{Schemes: SchemeOptions{Lead: time.Hour}}, false},
+		{"refresh off", Options{Schemes: SchemeOptions{NoRefresh: true, MaxFutureSkew: time.Minute, ClockSkew: time.Second, Lead: 62 * time.Second}}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

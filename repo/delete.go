@@ -127,7 +127,7 @@ func (r *Repo[T]) deleteRow(ctx context.Context, rw row, cfg writeConfig) error 
 		places = append(places, at0)
 	}
 	for _, p := range places {
-		if err := r.exec(ctx, write(p.v.spec.Name, "delete", p.v.stmts.delete, cfg.consistency, p.deleteArgs(cfg.timestamp))); err != nil {
+		if err := r.exec(ctx, p.deleteWrite(cfg.consistency, cfg.timestamp)); err != nil {
 			return err
 		}
 		if r.opts.Metrics != nil {
@@ -168,10 +168,7 @@ func (r *Repo[T]) idView() *view {
 // lookup reads the item stored under id in v, a view keyed by the ID alone.
 func (r *Repo[T]) lookup(ctx context.Context, v *view, id bucket.ID, cl gocql.Consistency) (T, error) {
 	var item T
-	st := v.stmts.selects[NewestFirst][noLower][noUpper]
-	s := Statement{Table: v.spec.Name, Op: "select", CQL: st.cql, Names: st.names,
-		Args: []any{idToCQL(v.spec.ID.Type, id), 1}, Consistency: cl, PageSize: 1}
-	it := r.executor.Query(ctx, s)
+	it := r.executor.Query(ctx, v.lookupByID(id, cl))
 	found := scanItem(it, &item)
 	if err := it.Close(); err != nil {
 		return item, fmt.Errorf("select %s: %w", v.spec.Name, err)

@@ -7,7 +7,7 @@
 // all with the same write timestamp and deterministic primary keys, and marks
 // every statement idempotent. PutMany groups rows by partition and sends
 // single-partition unlogged batches under the server's batch warning threshold;
-// it never builds a batch that spans partitions. Options.Atomic trades latency
+// it never builds a batch that spans partitions. Options.Write.Atomic trades latency
 // for all-or-nothing visibility with a logged batch. Bad input (an unknown view,
 // an ID the view's kind rejects, an oversized value, a bad TTL) returns a typed
 // error before any statement is sent: nothing is half-written because of it.
@@ -27,7 +27,7 @@
 // A write finishes what it began: once it has sent its first statement, the
 // caller's cancel or deadline no longer stops it (that would leave the views
 // apart); it finishes every view under a context of its own, bounded by
-// Options.FanoutTimeout, and returns nil or a *PutError. A write whose
+// Options.Write.FanoutTimeout, and returns nil or a *PutError. A write whose
 // context ends before anything is sent returns a *PutError that is not a
 // partial write. errors.Is(err, ErrPartialWrite) holds when a view was
 // written, wholly or in part (PutError.Partly): retry with RetryOf(err), on
@@ -40,9 +40,9 @@
 // A service runs many repositories, each with its own clock and its own
 // reload timer. The metadata that places rows (each view's scheme history,
 // and the promoted keys of per-key sharded views) changes only by entries
-// announced at least Options.Lead ahead of their recorder's clock
+// announced at least Options.Schemes.Lead ahead of their recorder's clock
 // (schema.Rebucket, PromoteKey), and clocks differ by at most
-// Options.ClockSkew. The rule: a repository never places, reads or deletes a
+// Options.Schemes.ClockSkew. The rule: a repository never places, reads or deletes a
 // row with metadata it cannot prove current. After a reload begun at L on
 // its clock, its copy is current for item times before
 // L + Lead - ClockSkew: any change it has not seen takes effect later. A
@@ -54,7 +54,7 @@
 // retried by the next call that needs it, after a short backoff. So an item
 // is placed, read and deleted in the same bucket and shard by every
 // instance, whatever its writer's clock said and whenever it last reloaded.
-// Options.Validate refuses a Lead below SchemeRefresh + MaxFutureSkew +
+// Options.Validate refuses a Schemes.Lead below Refresh + MaxFutureSkew +
 // 2 x ClockSkew (schema.MinLead): at that lead no call waits for a reload
 // while the interval's reloads succeed. A repository made with New has no
 // copy to keep current: it uses the specs it was given.
@@ -63,14 +63,14 @@
 //
 // A row lives for its TTL from its write (Cassandra's rule), whatever the time
 // in its ID: a reading uploaded weeks late lives as long as one uploaded on
-// time. The TTL of a write is WithTTL, else Options.TTL, else the view's. It may
+// time. The TTL of a write is WithTTL, else Options.Write.TTL, else the view's. It may
 // be shorter than the view's TTL but never longer (ErrBadTTL; WithTTL(0), no
 // expiry, counts as longer on a view with a TTL): a longer-lived row would keep
 // TimeWindowCompactionStrategy from dropping its SSTable and outlive what the
 // view's schema promises, and no row may expire after the latest expiry the
-// cluster accepts (Options.MaxExpiry: 2038-01-19 on a Cassandra 5.0 node in
+// cluster accepts (Options.Write.MaxExpiry: 2038-01-19 on a Cassandra 5.0 node in
 // its default compatibility mode; ErrBadTTL, before anything is sent). An
-// item may be stamped at most Options.MaxFutureSkew ahead of the writer's
+// item may be stamped at most Options.Schemes.MaxFutureSkew ahead of the writer's
 // clock, in every view's ID (default 1 hour; further is ErrBadID): reads rely
 // on that bound to know where the newest items can be. A presence entry
 // outlives the rows it stands for by a bucket width, plus ClockSkew for
@@ -89,12 +89,12 @@
 //     the buckets whose entries are alive, each entry outliving the rows it
 //     stands for, so the walk reads exactly the buckets that can hold live
 //     rows, however old their IDs are, and none that cannot. A key without
-//     entries holds nothing, read in one request (Options.ProbeUnindexed
+//     entries holds nothing, read in one request (Options.Index.ProbeUnindexed
 //     probes it as below, for tables other tools write without the index).
 //   - The cost of a page (issue 15, BENCHMARKS.md): a newest-first read of a
 //     key not known to be dense asks the index first, then reads the buckets
 //     it lists. A key whose last page filled from adjacent buckets is
-//     remembered as dense (a bounded hint, Options.ReadHintsSize): its next
+//     remembered as dense (a bounded hint, Options.Read.HintsSize): its next
 //     page reads the newest bucket alone, and the buckets below it one by
 //     one while they hold rows, asking the index only at the first empty
 //     one: one request when the newest bucket fills the page, like a
@@ -106,21 +106,21 @@
 //     dense read reads them too (up to three) or asks the index at once. A
 //     wrong hint costs a request, never a row. Items stamped ahead of the
 //     reader's clock are read first, newest-first as oldest-first.
-//   - Without it (Options.NoPresenceIndex), the walk visits buckets one by one
+//   - Without it (Options.Index.NoPresenceIndex), the walk visits buckets one by one
 //     from MaxFutureSkew ahead of now (newest-first) or from its start
 //     (oldest-first, which then needs From, a cursor or MaxLookback), and
-//     probes ahead in parallel after Options.ProbeAfter empty buckets. Now
+//     probes ahead in parallel after Options.Read.ProbeAfter empty buckets. Now
 //     minus the TTL is not a floor: backfilled rows live below it.
 //
 // A page ends for one reason, in ReadStats.Stop: StopFull (the Cursor continues
 // after the last item), StopEnd (nothing more: the Cursor is ""), StopBudget
-// (Options.EmptyBucketBudget empty buckets in a row, without the index) or
-// StopLookback (Options.MaxLookback before the page's start). The last two
+// (Options.Read.EmptyBucketBudget empty buckets in a row, without the index) or
+// StopLookback (Options.Read.MaxLookback before the page's start). The last two
 // return a Cursor that continues after the last bucket visited, so a caller
 // can always tell "no more data" from "stopped early" and go on.
 //
 // Cursors are opaque, versioned, bound to the view, key, direction and range,
-// and HMAC-signed when Options.CursorSecret is set. Key values are taken by
+// and HMAC-signed when Options.Read.CursorSecret is set. Key values are taken by
 // value: a pointer names the partition it points to.
 //
 // Identical concurrent reads are coalesced into one walk; a read that panics
@@ -134,6 +134,55 @@
 // a view that is ErrBadKey. Repair re-derives the other views of a key's time range from a
 // base view, with each row's original write time and remaining TTL, for the
 // rows a failed fan-out never reached and nobody retried.
+//
+// # Options
+//
+// Options group the settings by what they govern: Read, Write, Index (the
+// presence index) and Schemes (the metadata that places rows, and the
+// fleet's clock bounds), with Consistency, Metrics, Logger, WrapExecutor
+// and Now beside them. A number at zero means its default; a feature is
+// turned off by its No<Feature> bool, never by a special number; a negative
+// number is refused. Options.Validate names every bad field at once (an
+// *OptionError each, joined); New runs it on the Options as given, then
+// fills the defaults on its own copy.
+//
+// # The read path, as the code lays it out
+//
+// A read is planned, then executed. readplan.go builds one readPlan per
+// page, before anything is sent: the ID bounds inside every bucket, the
+// bucket bounds from the range, cursor and MaxLookback and the reach from
+// the reader's clock (readplan_buckets.go), the shards of each bucket (a
+// per-key sharded view's promotion as known then), and the strategy that
+// picks the buckets among them, with why:
+//
+//   - readListed (read_listed.go): the presence index first, then the
+//     buckets it lists;
+//   - readDenseRun and readHeadWithIndex (read_dense.go): a key remembered
+//     as dense, read from its newest bucket down;
+//   - readProbe (read_probe.go): without the index, bucket by bucket,
+//     probing ahead after empty ones;
+//   - readOnePartition: a view without buckets.
+//
+// walk.go executes the plan: a walk is the plan plus its progress (the
+// items, the stats, the last bucket finished, the run of adjacent buckets
+// that makes a key dense), and makes the page and its cursor. Its reads
+// of buckets and of the index are in walk_fetch.go.
+//
+// # The statement seam
+//
+// requests.go is the one place each kind of request to a view's tables is
+// made: query a bucket (bucketQuery; lookupByID for a view keyed by the
+// ID, stampRead for Repair), list the presence index (indexListing), write
+// rows (insertWrite, presenceWrite, batchOf) and delete rows (deleteWrite).
+// Reads, writes, deletes and Repair take their Statement from there and
+// never build one; the CQL text is built once per view by New
+// (statements.go), and the metadata tables have a seam of their own
+// (metadata.go). A second storage API (DynamoDB,
+// ScyllaDB Alternator) would plug in there, one function at a time. The
+// rules that several writes share have one place each too: presence
+// entries (presence.go: which rows need one, what it is, what the cache
+// remembers), the *PutError of a write's results (newPutError), and how an
+// ID kind is stored in CQL (bucket.CQLOf, read by schema and repo).
 //
 // # The executor seam
 //

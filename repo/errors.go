@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/tsbucket/tsbucket/metrics"
 )
 
 // Sentinel errors. Each is returned wrapped with context; test with errors.Is.
@@ -14,7 +16,7 @@ var (
 	ErrUnknownView = errors.New("repo: unknown view")
 	// ErrBadKey: the key has the wrong number of values, or an empty or nil value.
 	ErrBadKey = errors.New("repo: bad key")
-	// ErrBadLimit: the limit is below 1 or above Options.MaxLimit.
+	// ErrBadLimit: the limit is below 1 or above Options.Read.MaxLimit.
 	ErrBadLimit = errors.New("repo: bad limit")
 	// ErrBadCursor: the cursor is malformed, of another version, tampered with,
 	// unsigned where a secret is configured, or bound to another read.
@@ -23,7 +25,7 @@ var (
 	ErrBadID = errors.New("repo: bad id")
 	// ErrBadRange: the time range is empty or inverted.
 	ErrBadRange = errors.New("repo: bad range")
-	// ErrValueTooLarge: a column value exceeds Options.MaxValueBytes.
+	// ErrValueTooLarge: a column value exceeds Options.Write.MaxValueBytes.
 	ErrValueTooLarge = errors.New("repo: value too large")
 	// ErrBadItem: the item type lacks a column a view needs.
 	ErrBadItem = errors.New("repo: bad item")
@@ -46,7 +48,7 @@ var (
 
 // StaleError is a call refused because the repository's copy of the
 // metadata that places rows (scheme histories, promoted keys) could not be
-// proven current for the item times it needed (Options.Lead). Nothing was
+// proven current for the item times it needed (Options.Schemes.Lead). Nothing was
 // sent: a plain retry is fine once the cluster answers again.
 type StaleError struct {
 	// Need is the latest item time the call needed.
@@ -97,7 +99,7 @@ func (e ViewError) Unwrap() error { return e.Err }
 // PutError reports a Put, PutMany or Delete that failed for some views. The
 // views not listed were written; Partly lists failed views written in part.
 // A write that has begun sending is not stopped by the caller's cancel
-// (Options.FanoutTimeout), so a PutError means the cluster failed or that
+// (Options.Write.FanoutTimeout), so a PutError means the cluster failed or that
 // bound expired, or (with nothing written) that the context ended before
 // anything was sent. Retrying the same call with the same
 // timestamp completes the failed ones (every statement is idempotent and uses
@@ -152,6 +154,58 @@ func (e *PutError) Unwrap() []error {
 		errs[i] = f
 	}
 	return errs
+}
+
+// viewResult is how one statement, or group of statements, of a write to a
+// view ended.
+type viewResult struct {
+	view string
+	err  error
+}
+
+// newPutError is the one way a write's results become its error: nil when
+// none failed, else a *PutError with the first error of each failed view,
+// the views written wholly (Written) and the failed views written in part
+// (Partly), each sorted. Every failed view is counted in m (nil: not
+// counted, for a call that sent nothing).
+func newPutError(ts int64, results []viewResult, m *metrics.Metrics) error {
+	failed, written := byView(results)
+	if len(failed) == 0 {
+		return nil
+	}
+	pe := &PutError{Timestamp: ts}
+	for name, err := range failed {
+		pe.Failed = append(pe.Failed, ViewError{View: name, Err: err})
+		if written[name] {
+			pe.Partly = append(pe.Partly, name)
+		}
+		delete(written, name)
+		if m != nil {
+			m.FanoutFailure(name)
+		}
+	}
+	for name := range written {
+		pe.Written = append(pe.Written, name)
+	}
+	sort.Strings(pe.Written)
+	sort.Strings(pe.Partly)
+	sort.Slice(pe.Failed, func(i, j int) bool { return pe.Failed[i].View < pe.Failed[j].View })
+	return pe
+}
+
+// byView sorts results by view: the first error of each view that failed,
+// and the views with at least one success.
+func byView(results []viewResult) (failed map[string]error, written map[string]bool) {
+	failed, written = map[string]error{}, map[string]bool{}
+	for _, res := range results {
+		switch _, seen := failed[res.view]; {
+		case res.err == nil:
+			written[res.view] = true
+		case !seen:
+			failed[res.view] = res.err
+		}
+	}
+	return failed, written
 }
 
 // RetryOf returns the WriteOption that retries the call that returned err:

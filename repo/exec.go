@@ -134,8 +134,3 @@ func (e *gocqlExecutor) query(ctx context.Context, s Statement) *gocql.Query {
 func (r *Repo[T]) exec(ctx context.Context, s Statement) error {
 	return r.executor.Exec(ctx, s)
 }
-
-// write is the Statement of one idempotent write.
-func write(table, op string, st stmt, cl gocql.Consistency, args []any) Statement {
-	return Statement{Table: table, Op: op, CQL: st.cql, Names: st.names, Args: args, Consistency: cl}
-}

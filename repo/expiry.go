@@ -26,11 +26,11 @@ const maxTTLSeconds = int(schema.MaxTTL / time.Second)
 // older, lower one.
 func defaultMaxExpiry() time.Time { return time.Unix(legacyMaxExpiry, 0).UTC() }
 
-// learnMaxExpiry sets Options.MaxExpiry, unless given, from the node's
+// learnMaxExpiry sets Options.Write.MaxExpiry, unless given, from the node's
 // storage compatibility mode (system_views.settings); a node that cannot
 // say (an older Cassandra, ScyllaDB) keeps the 2038 limit.
 func (r *Repo[T]) learnMaxExpiry(ctx context.Context) error {
-	if !r.opts.MaxExpiry.IsZero() {
+	if !r.opts.Write.MaxExpiry.IsZero() {
 		return nil
 	}
 	var mode string
@@ -56,36 +56,11 @@ func (r *Repo[T]) checkExpiry(c writeConfig) error {
 		if rowTTL == 0 {
 			continue
 		}
-		at := c.clock.Add(time.Duration(rowTTL)*time.Second + r.opts.ClockSkew)
+		at := c.clock.Add(time.Duration(rowTTL)*time.Second + r.opts.Schemes.ClockSkew)
 		if at.After(r.maxExpiry) {
-			return fmt.Errorf("%w: view %s: rows written now with a TTL of %v would expire at %s, after the latest expiry the cluster accepts, %s (Options.MaxExpiry; a Cassandra 5.0 node in storage_compatibility_mode CASSANDRA_4 or UPGRADING stops at 2038-01-19)",
+			return fmt.Errorf("%w: view %s: rows written now with a TTL of %v would expire at %s, after the latest expiry the cluster accepts, %s (Options.Write.MaxExpiry; a Cassandra 5.0 node in storage_compatibility_mode CASSANDRA_4 or UPGRADING stops at 2038-01-19)",
 				ErrBadTTL, v.spec.Name, time.Duration(rowTTL)*time.Second, at.UTC().Format(time.RFC3339), r.maxExpiry.UTC().Format(time.RFC3339))
 		}
 	}
 	return nil
-}
-
-// presenceOf is the TTL (seconds) and the write timestamp of the presence
-// entry for a row of v written under c.
-//
-// The entry outlives the row by one bucket width, and its timestamp is its
-// expiry on the writer's clock, so that of two entries of one (key, bucket)
-// the longer-lived one wins (last write wins). Writers' clocks differ by up
-// to ClockSkew, so the winner may expire up to that much before a loser on
-// the cluster's clock: the TTL sent is ClockSkew longer than the one ranked,
-// and the winning entry outlives every row it stands for. Both are clamped
-// to Cassandra's largest TTL and the cluster's latest expiry, which rows
-// never pass (checkExpiry).
-func (r *Repo[T]) presenceOf(c writeConfig, v *view) (ttl int, ts int64) {
-	rowTTL, ranked := c.ttlOf(v)
-	if rowTTL == 0 {
-		return 0, math.MaxInt64
-	}
-	skew := int(r.opts.ClockSkew / time.Second)
-	if r.opts.ClockSkew%time.Second != 0 {
-		skew++
-	}
-	limit := int(r.maxExpiry.Unix()-c.now) - skew
-	ttl = min(ranked+skew, maxTTLSeconds, max(limit, rowTTL))
-	return ttl, c.clock.UnixMicro() + int64(ranked)*1_000_000
 }

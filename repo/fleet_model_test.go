@@ -23,8 +23,10 @@ var fleetSeeds = flag.Int("fleet-seeds", 3, "seeds of TestFleetModel")
 // fleetOpts are small fleet bounds, so changes take effect within a run:
 // MinLead is 1 m + 10 m + 10 s.
 func fleetOpts() Options {
-	return Options{SchemeRefresh: time.Minute, MaxFutureSkew: 10 * time.Minute, ClockSkew: 5 * time.Second,
-		Lead: 15 * time.Minute, PromoteAfter: 12, MaxLimit: 5000}
+	return Options{
+		Read:    ReadOptions{MaxLimit: 5000},
+		Schemes: SchemeOptions{Refresh: time.Minute, MaxFutureSkew: 10 * time.Minute, ClockSkew: 5 * time.Second, Lead: 15 * time.Minute, PromoteAfter: 12},
+	}
 }
 
 // fleetRun is one seed of the fleet model: three instances with clocks
@@ -127,7 +129,7 @@ func (run *fleetRun) newItems(in *instance, n int) []refmodel.Message {
 		case k < 2:
 			at = at.Add(-time.Duration(run.rng.Int64N(int64(48 * time.Hour))))
 		case k < 4:
-			at = at.Add(time.Duration(run.rng.Int64N(int64(in.r.opts.MaxFutureSkew))))
+			at = at.Add(time.Duration(run.rng.Int64N(int64(in.r.opts.Schemes.MaxFutureSkew))))
 		}
 		run.seq++
 		ch := int64(1 + run.rng.IntN(3))
@@ -255,7 +257,7 @@ func (run *fleetRun) rebucket(in *instance, view int) {
 	s := run.meta.schemes[v.Name]
 	run.meta.mu.Unlock()
 	changes := s.Changes()
-	earliest := in.clock().Add(in.r.opts.Lead)
+	earliest := in.clock().Add(in.r.opts.Schemes.Lead)
 	if last := changes[len(changes)-1].From; !earliest.After(last) {
 		return
 	}
@@ -268,7 +270,7 @@ func (run *fleetRun) rebucket(in *instance, view int) {
 	if err != nil {
 		run.t.Fatal(err)
 	}
-	run.meta.rebucket(run.t, v, from, next, in.clock(), in.r.opts.Lead)
+	run.meta.rebucket(run.t, v, from, next, in.clock(), in.r.opts.Schemes.Lead)
 }
 
 func (run *fleetRun) promote(in *instance) {

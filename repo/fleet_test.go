@@ -123,7 +123,7 @@ func TestStaleInstanceIsFenced(t *testing.T) {
 		}
 	}
 	b.meta.setFail(errors.New("metadata unavailable"))
-	from := rebucketAhead(t, m, views, a.clock(), a.r.opts.Lead)
+	from := rebucketAhead(t, m, views, a.clock(), a.r.opts.Schemes.Lead)
 	w.advance(from.Sub(w.clock()) + 90*time.Minute)
 
 	fresh := chatMsg(t, 1, w.clock(), 1)

@@ -75,7 +75,7 @@ func checkAcceptedQuery(t *testing.T, r *Repo[refmodel.Message], q Query) {
 		t.Fatalf("accepted unknown view %q", q.View)
 	case len(q.Key) != len(v.spec.Key):
 		t.Fatalf("accepted key %v for %d key column(s)", q.Key, len(v.spec.Key))
-	case q.Limit < 1 || q.Limit > r.opts.MaxLimit:
+	case q.Limit < 1 || q.Limit > r.opts.Read.MaxLimit:
 		t.Fatalf("accepted limit %d", q.Limit)
 	case q.Direction != NewestFirst && q.Direction != OldestFirst:
 		t.Fatalf("accepted direction %d", q.Direction)
@@ -104,7 +104,7 @@ func FuzzReadInput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, viewIdx, shape uint8, keyN int64, keyS string, limit int, dir int8, from, to int64, cursor string, signed bool) {
 		opts := Options{Now: func() time.Time { return now }}
 		if signed {
-			opts.CursorSecret = fuzzSecret
+			opts.Read.CursorSecret = fuzzSecret
 		}
 		r := tripwireChat(t, opts)
 		view := keyS
@@ -138,7 +138,7 @@ func FuzzWriteInput(f *testing.F) {
 	f.Add(int64(0), int64(0), int64(0), strings.Repeat("x", 65), int64(1500))
 	f.Add(int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MinInt64), "\x00", int64(math.MaxInt64))
 	f.Fuzz(func(t *testing.T, channel, msgID, author int64, body string, ttlMillis int64) {
-		r := tripwireChat(t, Options{MaxValueBytes: 64, Now: func() time.Time { return now }})
+		r := tripwireChat(t, Options{Now: func() time.Time { return now }, Write: WriteOptions{MaxValueBytes: 64}})
 		m := refmodel.Message{ChannelID: channel, MessageID: msgID, AuthorID: author, Body: body}
 		opts := []WriteOption{WithTTL(time.Duration(ttlMillis) * time.Millisecond)}
 		rows, rowsErr := r.rowsOf(&m)
@@ -166,8 +166,8 @@ func checkAcceptedRows(t *testing.T, r *Repo[refmodel.Message], rows []row, body
 	if len(rows) != len(r.order) {
 		t.Fatalf("%d rows for %d views", len(rows), len(r.order))
 	}
-	if len(body) > r.opts.MaxValueBytes {
-		t.Fatalf("accepted a %d-byte body over the %d-byte cap", len(body), r.opts.MaxValueBytes)
+	if len(body) > r.opts.Write.MaxValueBytes {
+		t.Fatalf("accepted a %d-byte body over the %d-byte cap", len(body), r.opts.Write.MaxValueBytes)
 	}
 	for _, rw := range rows {
 		at, err := rw.v.spec.Kind.Time(rw.id)
@@ -189,7 +189,7 @@ func FuzzReadingID(f *testing.F) {
 	f.Add(make([]byte, 16), "", "site", "")
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0}, "s", "\x00", "k")
 	f.Fuzz(func(t *testing.T, idBytes []byte, sensor, site, unit string) {
-		r, err := New[refmodel.Reading](tripwireSession(), "ks", refmodel.IoTViews(), Options{MaxValueBytes: 32})
+		r, err := New[refmodel.Reading](tripwireSession(), "ks", refmodel.IoTViews(), Options{Write: WriteOptions{MaxValueBytes: 32}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +281,7 @@ func FuzzSessionConfigSecret(f *testing.F) {
 // run through every public entry point that takes them.
 func TestBadInputNeverReachesDatabase(t *testing.T) {
 	now := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
-	r := tripwireChat(t, Options{MaxValueBytes: 16, CursorSecret: fuzzSecret, Now: func() time.Time { return now }})
+	r := tripwireChat(t, Options{Now: func() time.Time { return now }, Read: ReadOptions{CursorSecret: fuzzSecret}, Write: WriteOptions{MaxValueBytes: 16}})
 	ok := refmodel.Message{ChannelID: 1, MessageID: snowflakeFor(t, now), AuthorID: 2, Body: "fine"}
 	big, badID := ok, ok
 	big.Body = strings.Repeat("x", 17)
@@ -315,7 +315,7 @@ func TestBadInputNeverReachesDatabase(t *testing.T) {
 			return err
 		}, ErrBadRange},
 		{"oldest-first without a floor or an index", func() error {
-			r := tripwireChat(t, Options{NoPresenceIndex: true})
+			r := tripwireChat(t, Options{Index: IndexOptions{NoPresenceIndex: true}})
 			_, err := r.Read(ctx, Query{View: "messages_by_channel", Key: Key{int64(1)}, Limit: 1, Direction: OldestFirst})
 			return err
 		}, ErrBadRange},
@@ -330,13 +330,13 @@ func TestBadInputNeverReachesDatabase(t *testing.T) {
 			return r.Put(ctx, &refmodel.Reading{SensorID: "s", SiteID: "x", ReadingID: gocql.UUIDFromTime(now)}, WithTTL(0))
 		}, ErrBadTTL},
 		{"stamped too far ahead without the index", func() error {
-			r := tripwireChat(t, Options{NoPresenceIndex: true, Now: func() time.Time { return now }})
+			r := tripwireChat(t, Options{Now: func() time.Time { return now }, Index: IndexOptions{NoPresenceIndex: true}})
 			future := ok
 			future.MessageID = snowflakeFor(t, now.Add(2*time.Hour))
 			return r.Put(ctx, &future)
 		}, ErrBadID},
 		{"PutMany with one item stamped too far ahead without the index", func() error {
-			r := tripwireChat(t, Options{NoPresenceIndex: true, Now: func() time.Time { return now }})
+			r := tripwireChat(t, Options{Now: func() time.Time { return now }, Index: IndexOptions{NoPresenceIndex: true}})
 			future := ok
 			future.MessageID = snowflakeFor(t, now.Add(2*time.Hour))
 			return r.PutMany(ctx, []refmodel.Message{ok, future})
@@ -383,11 +383,11 @@ func TestBadOptionsAndSessionConfig(t *testing.T) {
 		name string
 		o    Options
 	}{
-		{"negative TTL", Options{TTL: -time.Second}},
-		{"fractional TTL", Options{TTL: time.Millisecond}},
-		{"negative limit", Options{MaxLimit: -1}},
-		{"negative lookback", Options{MaxLookback: -time.Hour}},
-		{"short secret", Options{CursorSecret: []byte("short")}},
+		{"negative TTL", Options{Write: WriteOptions{TTL: -time.Second}}},
+		{"fractional TTL", Options{Write: WriteOptions{TTL: time.Millisecond}}},
+		{"negative limit", Options{Read: ReadOptions{MaxLimit: -1}}},
+		{"negative lookback", Options{Read: ReadOptions{MaxLookback: -time.Hour}}},
+		{"short secret", Options{Read: ReadOptions{CursorSecret: []byte("short")}}},
 	}
 	for _, tc := range opts {
 		t.Run(tc.name, func(t *testing.T) {

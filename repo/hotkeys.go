@@ -16,8 +16,8 @@ import (
 // promotion's instant on its items spread over the view's Shards, and reads
 // of its buckets that reach that instant query every shard. Promotions are
 // recorded in the cluster (schema.HotKeysTable) and reloaded with the scheme
-// histories every Options.SchemeRefresh. A promotion takes effect
-// Options.Lead after it is recorded (as a scheme change does), and no
+// histories every Options.Schemes.Refresh. A promotion takes effect
+// Options.Schemes.Lead after it is recorded (as a scheme change does), and no
 // repository places, reads or deletes an item at or after that instant
 // with a copy it cannot prove current (schemeReload): so every item of the
 // key stamped before the promotion's instant is in shard 0 and every item
@@ -26,7 +26,7 @@ import (
 
 // hotCounter counts the rows this process wrote to each (key, bucket) of a
 // per-key sharded view, to promote the keys that cross
-// Options.PromoteAfter. It is bounded: past maxTracked partitions it starts
+// Options.Schemes.PromoteAfter. It is bounded: past maxTracked partitions it starts
 // over, which only delays a promotion.
 type hotCounter struct {
 	mu        sync.Mutex
@@ -92,7 +92,7 @@ func (r *Repo[T]) loadPromotions(ctx context.Context) error {
 }
 
 // PromoteKey promotes key of a per-key sharded view (schema.View.PerKeyShards)
-// to the view's shards: its items stamped from Options.Lead ahead of now on
+// to the view's shards: its items stamped from Options.Schemes.Lead ahead of now on
 // spread over them (the lead every repository's copy of the promotions
 // allows for). It returns the promotion in force (an earlier one, if the key
 // was promoted before). ErrBadOptions for a view without per-key shards or a
@@ -123,7 +123,7 @@ func (r *Repo[T]) promote(ctx context.Context, v *view, key, reason string) (sch
 		return p, nil
 	}
 	now := r.opts.Now().UTC()
-	p := schema.Promotion{View: v.spec.Name, Key: key, From: promotionFrom(now, r.opts.Lead),
+	p := schema.Promotion{View: v.spec.Name, Key: key, From: promotionFrom(now, r.opts.Schemes.Lead),
 		Shards: v.spec.Shards, PromotedAt: now, Reason: reason}
 	p, err := r.meta.promote(ctx, p)
 	if err != nil {
@@ -164,12 +164,12 @@ func (r *Repo[T]) adoptPromotion(v *view, p schema.Promotion) {
 }
 
 // countHot counts a row written to a per-key sharded view and promotes its
-// key once this process wrote Options.PromoteAfter rows to one of its
+// key once this process wrote Options.Schemes.PromoteAfter rows to one of its
 // (key, bucket) partitions. A failed promotion is logged and tried again
 // after as many rows more.
 func (r *Repo[T]) countHot(ctx context.Context, rw row, n int) {
 	v := rw.v
-	if !v.spec.PerKeyShards || r.opts.PromoteAfter <= 0 || !r.schemes.enabled {
+	if !v.spec.PerKeyShards || r.opts.Schemes.NoAutoPromote || !r.schemes.enabled {
 		return
 	}
 	key := rw.keyText
@@ -186,7 +186,7 @@ func (r *Repo[T]) countHot(ctx context.Context, rw row, n int) {
 		c.promoting = map[string]bool{}
 	}
 	c.rows[part] += n
-	due := c.rows[part] >= r.opts.PromoteAfter && !c.promoting[key]
+	due := c.rows[part] >= r.opts.Schemes.PromoteAfter && !c.promoting[key]
 	if due {
 		c.promoting[key] = true
 		delete(c.rows, part)
@@ -195,7 +195,7 @@ func (r *Repo[T]) countHot(ctx context.Context, rw row, n int) {
 	if !due {
 		return
 	}
-	reason := fmt.Sprintf("%d rows to bucket %s from one process", r.opts.PromoteAfter, v.scheme().Format(rw.bucket))
+	reason := fmt.Sprintf("%d rows to bucket %s from one process", r.opts.Schemes.PromoteAfter, v.scheme().Format(rw.bucket))
 	if _, err := r.promote(ctx, v, key, reason); err != nil {
 		r.opts.Logger.Warn("tsbucket: automatic key promotion failed; retried later", "view", v.spec.Name, "key", key, "err", err)
 	}

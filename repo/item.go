@@ -66,12 +66,13 @@ func idFromValue(k bucket.Kind, v reflect.Value) (bucket.ID, error) {
 	return id, nil
 }
 
-// idToCQL converts a canonical ID to the value gocql binds to a column of cqlType.
-func idToCQL(cqlType string, id bucket.ID) any {
-	switch cqlType {
-	case "bigint":
+// idToCQL converts a canonical ID to the value gocql binds to an ID column
+// of the form m.Form (bucket.CQLOf of the view's kind).
+func idToCQL(m bucket.CQLMapping, id bucket.ID) any {
+	switch m.Form {
+	case bucket.FormBigint:
 		return int64(binary.BigEndian.Uint64(id[8:]))
-	case "timeuuid", "uuid":
+	case bucket.FormUUID:
 		return gocql.UUID(id)
 	default:
 		b := make([]byte, 16)

@@ -162,7 +162,7 @@ func TestFutureRefusalText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &Repo[Record]{opts: Options{MaxFutureSkew: time.Minute}}
+			r := &Repo[Record]{opts: Options{Schemes: SchemeOptions{MaxFutureSkew: time.Minute}}}
 			rows := []row{{v: &view{spec: schema.View{Kind: k}}, id: id}}
 			_, err = r.checkFuture(rows, now)
 			if !errors.Is(err, ErrBadID) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "2562047h") {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -93,16 +91,6 @@ func (c writeConfig) ttlOf(v *view) (rowTTL, presenceTTL int) {
 	return rowTTL, v.presenceTTL(rowTTL)
 }
 
-// presenceLife returns until when a row of v written under c needs its presence
-// entry (its own expiry), and until when a presence entry written now lives.
-func (c writeConfig) presenceLife(v *view) (need, entry int64) {
-	rowTTL, presenceTTL := c.ttlOf(v)
-	if rowTTL == 0 {
-		return never, never
-	}
-	return c.now + int64(rowTTL), c.now + int64(presenceTTL)
-}
-
 // Put writes item to every view, concurrently, one partition per statement, with
 // one write timestamp. On a partial failure it returns a *PutError naming the
 // views that failed; calling Put again with the same item completes them.
@@ -128,7 +116,7 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	defer admitted.done()
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
-	if r.opts.Atomic {
+	if r.opts.Write.Atomic {
 		return r.putAtomic(sctx, rows, cfg)
 	}
 	errs := make([]error, len(rows))
@@ -145,11 +133,11 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 
 // sending is the context a write sends under once it begins (issue 23): the
 // caller's values without its cancel or deadline, bounded by
-// Options.FanoutTimeout. A cancel in the middle of a fan-out would leave the
+// Options.Write.FanoutTimeout. A cancel in the middle of a fan-out would leave the
 // views apart (some rows written, others not); from the first statement
 // sent, the write finishes every view or fails on its own bound.
 func (r *Repo[T]) sending(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), r.opts.FanoutTimeout)
+	return context.WithTimeout(context.WithoutCancel(ctx), r.opts.Write.FanoutTimeout)
 }
 
 // placedRows derives the rows of item with metadata proven current for its
@@ -172,14 +160,14 @@ func (r *Repo[T]) placedRows(ctx context.Context, item *T, cfg writeConfig) ([]r
 }
 
 // checkFuture refuses rows stamped further ahead of the writer's clock than
-// Options.MaxFutureSkew, in every view (views may take their IDs from
+// Options.Schemes.MaxFutureSkew, in every view (views may take their IDs from
 // different columns), and returns the latest instant of them. Reads rely on
 // it: a newest-first read that fills its page from the bucket of its clock
 // (plus twice the skew) asks nothing newer, and without the presence index
 // walks start that far ahead, so a row stamped further ahead could be found
 // oldest-first and not newest-first.
 func (r *Repo[T]) checkFuture(rows []row, now time.Time) (time.Time, error) {
-	limit := now.Add(r.opts.MaxFutureSkew)
+	limit := now.Add(r.opts.Schemes.MaxFutureSkew)
 	var latest time.Time
 	for _, rw := range rows {
 		at, err := rw.v.spec.Kind.Time(rw.id)
@@ -188,7 +176,7 @@ func (r *Repo[T]) checkFuture(rows []row, now time.Time) (time.Time, error) {
 		}
 		if at.After(limit) {
 			return latest, fmt.Errorf("%w: view %s: %s stamped %v, %s ahead of the clock, over MaxFutureSkew %v",
-				ErrBadID, rw.v.spec.Name, rw.v.spec.ID.Name, at.UTC().Format(time.RFC3339Nano), aheadText(at, now), r.opts.MaxFutureSkew)
+				ErrBadID, rw.v.spec.Name, rw.v.spec.ID.Name, at.UTC().Format(time.RFC3339Nano), aheadText(at, now), r.opts.Schemes.MaxFutureSkew)
 		}
 		if at.After(latest) {
 			latest = at
@@ -213,14 +201,11 @@ func aheadText(at, now time.Time) string {
 // the index would be invisible to index-driven reads.
 func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	ttl, _ := cfg.ttlOf(rw.v)
-	needPresence := r.needsPresence(rw, cfg)
+	entry, due := r.entryDue(rw, cfg)
 	var perr error
 	var wg sync.WaitGroup
-	if needPresence {
-		pttl, pts := r.presenceOf(cfg, rw.v)
-		wg.Go(func() {
-			perr = r.exec(ctx, rw.presenceWrite(cfg.consistency, pttl, pts))
-		})
+	if due {
+		wg.Go(func() { perr = r.exec(ctx, entry.stmt) })
 	}
 	err := r.exec(ctx, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 	wg.Wait()
@@ -230,9 +215,8 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	if err != nil {
 		return err
 	}
-	if needPresence {
-		_, expiry := cfg.presenceLife(rw.v)
-		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
+	if due {
+		r.entryWritten(entry)
 	}
 	r.countWrite(ctx, rw, 1, rw.bytes)
 	return nil
@@ -255,52 +239,26 @@ func (r *Repo[T]) countWrite(ctx context.Context, rw row, n, bytes int) {
 	}
 }
 
-// needsPresence reports whether rw's presence entry must be written: the index
-// is on, the view bucketed, and no entry this process wrote outlives the row.
-func (r *Repo[T]) needsPresence(rw row, cfg writeConfig) bool {
-	if r.opts.NoPresenceIndex || !rw.v.spec.Bucketed() {
-		return false
-	}
-	need, _ := cfg.presenceLife(rw.v)
-	return !r.presence.covers(rw.v.spec.Name, rw.presKey, need)
-}
-
-// fanoutResult turns per-row errors into nil or a *PutError.
+// fanoutResult turns the errors of rows (errs[i] of rows[i]) into nil or
+// a *PutError.
 func (r *Repo[T]) fanoutResult(rows []row, errs []error, ts int64) error {
-	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
-		return nil
+	results := make([]viewResult, len(rows))
+	for i, rw := range rows {
+		results[i] = viewResult{view: rw.v.spec.Name, err: errs[i]}
 	}
-	pe := &PutError{Timestamp: ts}
-	for i, err := range errs {
-		name := rows[i].v.spec.Name
-		if err != nil {
-			pe.Failed = append(pe.Failed, ViewError{View: name, Err: err})
-			if m := r.opts.Metrics; m != nil {
-				m.FanoutFailure(name)
-			}
-		} else {
-			pe.Written = append(pe.Written, name)
-		}
-	}
-	if len(pe.Failed) == 0 {
-		return nil
-	}
-	sort.Strings(pe.Written)
-	sort.Slice(pe.Failed, func(i, j int) bool { return pe.Failed[i].View < pe.Failed[j].View })
-	return pe
+	return newPutError(ts, results, r.opts.Metrics)
 }
 
 // putAtomic writes every view and presence entry in one logged batch.
 func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) error {
-	b := Statement{Table: "logged_batch", Op: "batch", Consistency: cfg.consistency, Batch: gocql.LoggedBatch}
-	var presence []row
+	b := batchOf("logged_batch", gocql.LoggedBatch, cfg.consistency)
+	var entries []entryWrite
 	for _, rw := range rows {
 		ttl, _ := cfg.ttlOf(rw.v)
 		b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
-		if r.needsPresence(rw, cfg) {
-			pttl, pts := r.presenceOf(cfg, rw.v)
-			b.Entries = append(b.Entries, rw.presenceWrite(cfg.consistency, pttl, pts))
-			presence = append(presence, rw)
+		if e, due := r.entryDue(rw, cfg); due {
+			b.Entries = append(b.Entries, e.stmt)
+			entries = append(entries, e)
 		}
 	}
 	if err := r.exec(ctx, b); err != nil {
@@ -310,9 +268,8 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 		}
 		return r.fanoutResult(rows, errs, cfg.timestamp)
 	}
-	for _, rw := range presence {
-		_, expiry := cfg.presenceLife(rw.v)
-		r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
+	for _, e := range entries {
+		r.entryWritten(e)
 	}
 	for _, rw := range rows {
 		r.countWrite(ctx, rw, 1, rw.bytes)

@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -12,9 +11,9 @@ import (
 
 // PutMany writes many items to every view. Rows of one partition are grouped into
 // single-partition unlogged batches whose payload stays under
-// Options.BatchMaxBytes; no batch ever spans partitions (that would make one
+// Options.Write.BatchMaxBytes; no batch ever spans partitions (that would make one
 // coordinator wait on many replica sets). Groups are written concurrently, at most
-// Options.WriteConcurrency at once. All items are validated before anything is
+// Options.Write.Concurrency at once. All items are validated before anything is
 // sent. On failure the *PutError names the views with at least one failed group;
 // calling PutMany again with the same items completes them.
 func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) error {
@@ -45,14 +44,14 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 	return r.sendGroups(ctx, jobs, cfg)
 }
 
-// sendGroups writes the groups of rows, at most Options.WriteConcurrency at
+// sendGroups writes the groups of rows, at most Options.Write.Concurrency at
 // once, under the write's own context (sending): once the first is sent,
 // the caller's cancel no longer stops the others.
 func (r *Repo[T]) sendGroups(ctx context.Context, jobs [][]row, cfg writeConfig) error {
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, r.opts.WriteConcurrency)
+	sem := make(chan struct{}, r.opts.Write.Concurrency)
 	var wg sync.WaitGroup
 	for i, job := range jobs {
 		// Checked first: select picks at random among ready cases, and a free
@@ -123,7 +122,7 @@ func (r *Repo[T]) planBatches(rows []row) [][]row {
 		g := groups[k]
 		start, size := 0, 0
 		for i, rw := range g {
-			if i > start && size+rw.bytes > r.opts.BatchMaxBytes {
+			if i > start && size+rw.bytes > r.opts.Write.BatchMaxBytes {
 				jobs = append(jobs, g[start:i])
 				start, size = i, 0
 			}
@@ -138,25 +137,13 @@ func (r *Repo[T]) planBatches(rows []row) [][]row {
 func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) error {
 	first := rows[0]
 	ttl, _ := cfg.ttlOf(first.v)
-	if r.needsPresence(first, cfg) {
-		pttl, pts := r.presenceOf(cfg, first.v)
-		if err := r.exec(ctx, first.presenceWrite(cfg.consistency, pttl, pts)); err != nil {
+	if e, due := r.entryDue(first, cfg); due {
+		if err := r.exec(ctx, e.stmt); err != nil {
 			return fmt.Errorf("presence index: %w", err)
 		}
-		_, expiry := cfg.presenceLife(first.v)
-		r.presence.add(first.v.spec.Name, first.presKey, expiry)
+		r.entryWritten(e)
 	}
-	var err error
-	if len(rows) == 1 {
-		err = r.exec(ctx, first.insertWrite(cfg.consistency, ttl, cfg.timestamp))
-	} else {
-		b := Statement{Table: first.v.spec.Name, Op: "batch", Consistency: cfg.consistency, Batch: gocql.UnloggedBatch}
-		for _, rw := range rows {
-			b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
-		}
-		err = r.exec(ctx, b)
-	}
-	if err != nil {
+	if err := r.exec(ctx, groupInsert(rows, cfg, ttl)); err != nil {
 		return err
 	}
 	bytes := 0
@@ -167,48 +154,35 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 	return nil
 }
 
-// nothingWritten is the *PutError of a call that sent nothing: every view
-// failed with err.
-func (r *Repo[T]) nothingWritten(err error, ts int64) error {
-	pe := &PutError{Timestamp: ts}
-	for _, v := range r.order {
-		pe.Failed = append(pe.Failed, ViewError{View: v.spec.Name, Err: err})
+// groupInsert is the statement writing rows of one partition with a TTL
+// of ttl seconds: the insert itself for one row, else an unlogged batch.
+func groupInsert(rows []row, cfg writeConfig, ttl int) Statement {
+	if len(rows) == 1 {
+		return rows[0].insertWrite(cfg.consistency, ttl, cfg.timestamp)
 	}
-	return pe
+	b := batchOf(rows[0].v.spec.Name, gocql.UnloggedBatch, cfg.consistency)
+	for _, rw := range rows {
+		b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+	}
+	return b
 }
 
+// nothingWritten is the *PutError of a call that sent nothing: every view
+// failed with err (not counted as a fan-out failure).
+func (r *Repo[T]) nothingWritten(err error, ts int64) error {
+	results := make([]viewResult, len(r.order))
+	for i, v := range r.order {
+		results[i] = viewResult{view: v.spec.Name, err: err}
+	}
+	return newPutError(ts, results, nil)
+}
+
+// manyResult turns the errors of PutMany's groups (errs[i] of jobs[i]) into
+// nil or a *PutError.
 func (r *Repo[T]) manyResult(jobs [][]row, errs []error, ts int64) error {
-	failed := map[string]error{}
-	written := map[string]bool{}
-	for i, err := range errs {
-		name := jobs[i][0].v.spec.Name
-		if err != nil {
-			if _, seen := failed[name]; !seen {
-				failed[name] = err
-			}
-		} else {
-			written[name] = true
-		}
+	results := make([]viewResult, len(jobs))
+	for i, job := range jobs {
+		results[i] = viewResult{view: job[0].v.spec.Name, err: errs[i]}
 	}
-	if len(failed) == 0 {
-		return nil
-	}
-	pe := &PutError{Timestamp: ts}
-	for name, err := range failed {
-		pe.Failed = append(pe.Failed, ViewError{View: name, Err: err})
-		if written[name] {
-			pe.Partly = append(pe.Partly, name)
-		}
-		delete(written, name)
-		if m := r.opts.Metrics; m != nil {
-			m.FanoutFailure(name)
-		}
-	}
-	for name := range written {
-		pe.Written = append(pe.Written, name)
-	}
-	sort.Strings(pe.Written)
-	sort.Strings(pe.Partly)
-	sort.Slice(pe.Failed, func(i, j int) bool { return pe.Failed[i].View < pe.Failed[j].View })
-	return pe
+	return newPutError(ts, results, r.opts.Metrics)
 }

@@ -55,7 +55,7 @@ const (
 	// consecutive empty buckets. Older (or newer) data may exist: the Cursor
 	// continues after the last bucket visited.
 	StopBudget
-	// StopLookback: a newest-first walk reached Options.MaxLookback. The
+	// StopLookback: a newest-first walk reached Options.Read.MaxLookback. The
 	// Cursor continues below it, with a new lookback counted from there.
 	StopLookback
 )
@@ -114,7 +114,7 @@ func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
 	if err != nil {
 		return Page[T]{}, err
 	}
-	if r.opts.NoCoalesce {
+	if r.opts.Read.NoCoalesce {
 		return r.admitRead(ctx, q, w.run) // admission (admit.go)
 	}
 	p, coalesced, err := r.flights.do(ctx, w.flightKey(), func() (Page[T], error) { return r.admitRead(ctx, q, w.run) })
@@ -179,8 +179,8 @@ func (r *Repo[T]) validateQuery(q *Query) (*view, error) {
 	if err := q.Key.checkTypes(v.spec.Key); err != nil {
 		return nil, err
 	}
-	if q.Limit < 1 || q.Limit > r.opts.MaxLimit {
-		return nil, fmt.Errorf("%w: %d not in [1, %d]", ErrBadLimit, q.Limit, r.opts.MaxLimit)
+	if q.Limit < 1 || q.Limit > r.opts.Read.MaxLimit {
+		return nil, fmt.Errorf("%w: %d not in [1, %d]", ErrBadLimit, q.Limit, r.opts.Read.MaxLimit)
 	}
 	if q.Direction != NewestFirst && q.Direction != OldestFirst {
 		return nil, fmt.Errorf("%w: unknown direction %d", ErrBadRange, q.Direction)
@@ -188,7 +188,7 @@ func (r *Repo[T]) validateQuery(q *Query) (*view, error) {
 	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
 		return nil, fmt.Errorf("%w: from %v is not before to %v", ErrBadRange, q.From, q.To)
 	}
-	if r.opts.NoPresenceIndex && v.spec.Bucketed() && q.Direction == OldestFirst && q.From.IsZero() && q.Cursor == "" && r.opts.MaxLookback == 0 {
+	if r.opts.Index.NoPresenceIndex && v.spec.Bucketed() && q.Direction == OldestFirst && q.From.IsZero() && q.Cursor == "" && r.opts.Read.MaxLookback == 0 {
 		return nil, fmt.Errorf("%w: without the presence index an oldest-first read needs From, a cursor or MaxLookback to start from", ErrBadRange)
 	}
 	return v, nil

@@ -27,7 +27,7 @@ type RepairReport struct {
 	Base  string
 	Items int // items read from the base view
 	// Invalid counts base items that cannot be derived for the other views
-	// (for example a value over Options.MaxValueBytes); they are skipped.
+	// (for example a value over Options.Write.MaxValueBytes); they are skipped.
 	Invalid int
 	Views   map[string]ViewRepair // every view except Base
 }
@@ -86,13 +86,13 @@ func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to tim
 	if _, err := r.current(ctx, r.readNeed(to)); err != nil {
 		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
 	}
-	q := Query{View: base, Key: key, Limit: min(r.opts.MaxLimit, repairPage), From: from, To: to}
+	q := Query{View: base, Key: key, Limit: min(r.opts.Read.MaxLimit, repairPage), From: from, To: to}
 	bv, err := r.validateQuery(&q)
 	if err != nil {
 		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
 	}
 	run := newRepairRun(r, bv)
-	sem := make(chan struct{}, r.opts.WriteConcurrency)
+	sem := make(chan struct{}, r.opts.Write.Concurrency)
 	var wg sync.WaitGroup
 	for item, err := range r.All(ctx, q) {
 		if err != nil {
@@ -231,16 +231,15 @@ func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error
 		ttl = base.ttl
 	}
 	cl := run.r.opts.Consistency
-	if rw.v.spec.Bucketed() && !run.r.opts.NoPresenceIndex && run.claimPresence(rw) {
+	if run.r.indexes(rw.v) && run.claimPresence(rw) {
 		now := run.r.opts.Now()
-		cfg := writeConfig{ttl: time.Duration(ttl) * time.Second, hasTTL: true, now: now.Unix(), clock: now}
-		pttl, pts := run.r.presenceOf(cfg, rw.v)
-		if err := run.r.exec(ctx, rw.presenceWrite(cl, pttl, pts)); err != nil {
+		cfg := writeConfig{ttl: time.Duration(ttl) * time.Second, hasTTL: true, now: now.Unix(), clock: now, consistency: cl}
+		e := run.r.entry(rw, cfg)
+		if err := run.r.exec(ctx, e.stmt); err != nil {
 			run.releasePresence(rw)
 			return fmt.Errorf("presence index: %w", err)
 		}
-		_, expiry := cfg.presenceLife(rw.v)
-		run.r.presence.add(rw.v.spec.Name, rw.presKey, expiry)
+		run.r.entryWritten(e)
 	}
 	return run.r.exec(ctx, rw.insertWrite(cl, ttl, base.ts))
 }
@@ -297,7 +296,7 @@ func newStampQuery(v *view) stampQuery {
 	return stampQuery{
 		cql:    "SELECT " + strings.Join(sel, ",") + " FROM " + v.table + " WHERE " + strings.Join(where, " AND "),
 		values: (len(sel) - 1) / 2,
-		idType: reflect.TypeOf(idToCQL(v.spec.ID.Type, bucket.ID{})),
+		idType: reflect.TypeOf(idToCQL(v.idCQL, bucket.ID{})),
 	}
 }
 
@@ -318,9 +317,7 @@ func scalarType(typ string) bool {
 // stamp reads rw's row in its view: whether it exists and its stamp.
 func (run *repairRun[T]) stamp(ctx context.Context, rw row) (rowStamp, bool, error) {
 	sq := run.probe[rw.v.spec.Name]
-	args := rw.deleteArgs(0)[1:] // the full primary key, in WHERE order
-	cl := run.r.opts.Consistency
-	it := run.r.executor.Query(ctx, Statement{Table: rw.v.spec.Name, Op: "select", CQL: sq.cql, Args: args, Consistency: cl})
+	it := run.r.executor.Query(ctx, rw.stampRead(sq, run.r.opts.Consistency))
 	wts := make([]*int64, sq.values)
 	ttls := make([]*int, sq.values)
 	dest := make([]any, 0, 1+2*sq.values)

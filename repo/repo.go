@@ -31,7 +31,7 @@ type Repo[T any] struct {
 	presence *presenceCache
 	hints    *readHints
 	flights  *flightGroup[T]
-	// maxExpiry is the latest expiry the cluster accepts (Options.MaxExpiry).
+	// maxExpiry is the latest expiry the cluster accepts (Options.Write.MaxExpiry).
 	maxExpiry time.Time
 	schemes   schemeReload // enabled by Open: the views are registered in the keyspace
 	meta      metadata     // where the metadata that places rows is loaded from
@@ -46,10 +46,11 @@ type view struct {
 	colPaths [][]int  // field traversals of columns, same order as columns; nil for Record
 	record   bool     // items are Records: columns by name, no struct fields
 	stmts    statements
-	idInKey  bool // the ID is (part of) the partition key: one row per ID
-	ttl      int  // seconds, the effective default TTL of writes
+	idInKey  bool              // the ID is (part of) the partition key: one row per ID
+	idCQL    bucket.CQLMapping // how the ID is stored: the form of its bound values
+	ttl      int               // seconds, the effective default TTL of writes
 	// sch is the bucket scheme in force, with the history recorded in the
-	// cluster (Open, and reloads every Options.SchemeRefresh): use scheme(),
+	// cluster (Open, and reloads every Options.Schemes.Refresh): use scheme(),
 	// never spec.Scheme, for bucket numbers.
 	sch atomic.Pointer[bucket.Scheme]
 	// promos holds the promoted keys of a PerKeyShards view, by key text
@@ -60,16 +61,6 @@ type view struct {
 
 // scheme is the view's bucket scheme as currently known, with its history.
 func (v *view) scheme() bucket.Scheme { return *v.sch.Load() }
-
-// presenceTTL is the TTL in seconds of a presence entry for rows living
-// rowTTL: one bucket width (the widest of the history) longer, within
-// Cassandra's largest TTL.
-func (v *view) presenceTTL(rowTTL int) int {
-	if rowTTL <= 0 || !v.spec.Bucketed() {
-		return 0
-	}
-	return min(rowTTL+int(v.scheme().Width().Seconds()), maxTTLSeconds)
-}
 
 // Open checks the views' bucket schemes against the metadata stored in the
 // keyspace (recording them the first time) and returns the repository. A view
@@ -108,41 +99,68 @@ func (r *Repo[T]) enableReload(start time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.enabled = true
-	s.loadedAt, s.validUntil = start, start.Add(r.opts.Lead-r.opts.ClockSkew)
+	s.loadedAt, s.validUntil = start, start.Add(r.opts.Schemes.Lead-r.opts.Schemes.ClockSkew)
 }
 
 // New builds a repository without touching the database. Callers that do not use
 // Open must check the stored schemes themselves (schema.RegisterViews).
 func New[T any](session *gocql.Session, keyspace string, views []schema.View, opts Options) (*Repo[T], error) {
-	if session == nil {
-		return nil, fmt.Errorf("%w: nil session", ErrBadOptions)
-	}
-	if err := schema.ValidateIdentifier(keyspace); err != nil {
-		return nil, fmt.Errorf("repo: keyspace: %w", err)
-	}
-	if err := opts.Validate(); err != nil {
+	t := reflect.TypeFor[T]()
+	if err := checkNewArgs(session, keyspace, views, opts, t); err != nil {
 		return nil, err
 	}
+	r, err := newRepo[T](session, keyspace, opts.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	if t != recordType {
+		if err := r.checkReservedFields(t); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.addViews(t, views); err != nil {
+		return nil, err
+	}
+	if err := r.checkViews(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkNewArgs checks New's arguments before anything is built.
+func checkNewArgs(session *gocql.Session, keyspace string, views []schema.View, opts Options, t reflect.Type) error {
+	if session == nil {
+		return fmt.Errorf("%w: nil session", ErrBadOptions)
+	}
+	if err := schema.ValidateIdentifier(keyspace); err != nil {
+		return fmt.Errorf("repo: keyspace: %w", err)
+	}
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	if len(views) == 0 {
-		return nil, fmt.Errorf("%w: no views", ErrBadOptions)
+		return fmt.Errorf("%w: no views", ErrBadOptions)
 	}
-	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct && t != recordType {
-		return nil, fmt.Errorf("%w: %s is not a struct (or repo.Record)", ErrBadItem, t)
+		return fmt.Errorf("%w: %s is not a struct (or repo.Record)", ErrBadItem, t)
 	}
-	opts = opts.withDefaults()
+	return nil
+}
+
+// newRepo builds a repository without views from opts, defaults filled in.
+func newRepo[T any](session *gocql.Session, keyspace string, opts Options) (*Repo[T], error) {
 	r := &Repo[T]{
 		session:   session,
 		executor:  &gocqlExecutor{session: session, metrics: opts.Metrics, mapper: newMapper()},
 		keyspace:  keyspace,
 		opts:      opts,
 		mapper:    newMapper(),
-		views:     make(map[string]*view, len(views)),
-		presence:  newPresenceCache(opts.PresenceCacheSize),
-		hints:     newReadHints(max(opts.ReadHintsSize, 0)),
+		views:     map[string]*view{},
+		presence:  newPresenceCache(opts.Index.CacheSize),
+		hints:     newReadHints(opts.Read.hintsSize()),
 		flights:   newFlightGroup[T](),
 		schemes:   schemeReload{sem: make(chan struct{}, 1)},
-		maxExpiry: opts.MaxExpiry,
+		maxExpiry: opts.Write.MaxExpiry,
 	}
 	if r.maxExpiry.IsZero() {
 		r.maxExpiry = defaultMaxExpiry()
@@ -156,26 +174,32 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 		return nil, err
 	}
 	r.meta = clusterMetadata{session: session, exec: r.executor, keyspace: keyspace}
-	if t != recordType {
-		if err := r.checkReservedFields(t); err != nil {
-			return nil, err
-		}
-	}
-	for _, spec := range views {
+	return r, nil
+}
+
+// addViews derives every view of specs, in name order.
+func (r *Repo[T]) addViews(t reflect.Type, specs []schema.View) error {
+	for _, spec := range specs {
 		v, err := r.newView(t, spec)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if _, dup := r.views[v.spec.Name]; dup {
-			return nil, fmt.Errorf("%w: view %s given twice", ErrBadOptions, v.spec.Name)
+			return fmt.Errorf("%w: view %s given twice", ErrBadOptions, v.spec.Name)
 		}
 		r.views[v.spec.Name] = v
 		r.order = append(r.order, v)
 	}
 	sort.Slice(r.order, func(i, j int) bool { return r.order[i].spec.Name < r.order[j].spec.Name })
-	if opts.TTL != 0 {
-		if err := r.checkWriteTTL(opts.TTL); err != nil {
-			return nil, fmt.Errorf("%w: Options.TTL: %w", ErrBadOptions, err)
+	return nil
+}
+
+// checkViews checks what depends on every view: Options.Write.TTL within
+// their TTLs, and the schema lint of the set.
+func (r *Repo[T]) checkViews() error {
+	if ttl := r.opts.Write.TTL; ttl != 0 {
+		if err := r.checkWriteTTL(ttl); err != nil {
+			return fmt.Errorf("%w: Options.Write.TTL: %w", ErrBadOptions, err)
 		}
 	}
 	if findings := schema.Lint(viewSpecs(r.order)); len(findings) > 0 {
@@ -183,9 +207,9 @@ func New[T any](session *gocql.Session, keyspace string, views []schema.View, op
 		for i, f := range findings {
 			msgs[i] = f.View + ": " + f.Message
 		}
-		return nil, fmt.Errorf("%w: schema lint: %s", ErrBadOptions, strings.Join(msgs, "; "))
+		return fmt.Errorf("%w: schema lint: %s", ErrBadOptions, strings.Join(msgs, "; "))
 	}
-	return r, nil
+	return nil
 }
 
 func viewSpecs(vs []*view) []schema.View {
@@ -211,19 +235,8 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 		return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
 	}
 	v := &view{spec: spec, table: r.keyspace + "." + spec.Name}
-	for _, c := range spec.Key {
-		v.columns = append(v.columns, c.Name)
-	}
-	idIdx := slices.IndexFunc(spec.Key, func(c schema.Column) bool { return c.Name == spec.ID.Name })
-	v.idInKey = idIdx >= 0
-	if !v.idInKey {
-		idIdx = len(v.columns)
-		v.columns = append(v.columns, spec.ID.Name)
-	}
-	for _, c := range spec.Values {
-		v.columns = append(v.columns, c.Name)
-	}
-	v.idIdx = idIdx
+	v.idCQL, _ = bucket.CQLOf(spec.Kind) // spec.Validate refused a kind without one
+	v.setColumns()
 	if v.record = t == recordType; !v.record {
 		paths, err := fieldPaths(r.mapper, t, v.columns)
 		if err != nil {
@@ -235,13 +248,31 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	if v.stmts, err = buildStatements(r.keyspace, spec, v.columns, v.idInKey); err != nil {
 		return nil, err
 	}
-	ttl := r.opts.TTL
+	ttl := r.opts.Write.TTL
 	if ttl == 0 {
 		ttl = spec.TTL
 	}
 	v.ttl = int(ttl.Seconds())
 	v.sch.Store(&spec.Scheme)
 	return v, nil
+}
+
+// setColumns lists the view's item columns: key..., the ID unless it is in
+// the key, values...
+func (v *view) setColumns() {
+	spec := v.spec
+	for _, c := range spec.Key {
+		v.columns = append(v.columns, c.Name)
+	}
+	v.idIdx = slices.IndexFunc(spec.Key, func(c schema.Column) bool { return c.Name == spec.ID.Name })
+	v.idInKey = v.idIdx >= 0
+	if !v.idInKey {
+		v.idIdx = len(v.columns)
+		v.columns = append(v.columns, spec.ID.Name)
+	}
+	for _, c := range spec.Values {
+		v.columns = append(v.columns, c.Name)
+	}
 }
 
 // view returns the named view or ErrUnknownView.

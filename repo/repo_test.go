@@ -46,11 +46,11 @@ func TestNewRejects(t *testing.T) {
 		{"item lacks a column", func() error { _, err := New[noBody](&gocql.Session{}, "chat", views, Options{}); return err }, ErrBadItem},
 		{"not a struct", func() error { _, err := New[int](&gocql.Session{}, "chat", views, Options{}); return err }, ErrBadItem},
 		{"negative TTL", func() error {
-			_, err := New[refmodel.Message](&gocql.Session{}, "chat", views, Options{TTL: -time.Second})
+			_, err := New[refmodel.Message](&gocql.Session{}, "chat", views, Options{Write: WriteOptions{TTL: -time.Second}})
 			return err
 		}, ErrBadOptions},
 		{"short secret", func() error {
-			_, err := New[refmodel.Message](&gocql.Session{}, "chat", views, Options{CursorSecret: []byte("short")})
+			_, err := New[refmodel.Message](&gocql.Session{}, "chat", views, Options{Read: ReadOptions{CursorSecret: []byte("short")}})
 			return err
 		}, ErrBadOptions},
 		{"duplicate view", func() error {
@@ -72,7 +72,7 @@ func TestNewRejects(t *testing.T) {
 }
 
 func TestBadReadsTouchNothing(t *testing.T) {
-	r := offline(t, Options{MaxLimit: 100, CursorSecret: []byte("0123456789abcdef")})
+	r := offline(t, Options{Read: ReadOptions{MaxLimit: 100, CursorSecret: []byte("0123456789abcdef")}})
 	ctx := context.Background()
 	foreign := encodeCursor(cursor{binding: readBinding("messages_by_channel", Key{int64(2)}, NewestFirst, 0, 0)}, []byte("0123456789abcdef"))
 	unsigned := encodeCursor(cursor{binding: readBinding("messages_by_channel", Key{int64(1)}, NewestFirst, 0, 0)}, nil)
@@ -124,7 +124,7 @@ func TestEmptyStringKey(t *testing.T) {
 }
 
 func TestBadWritesTouchNothing(t *testing.T) {
-	r := offline(t, Options{MaxValueBytes: 16})
+	r := offline(t, Options{Write: WriteOptions{MaxValueBytes: 16}})
 	ctx := context.Background()
 	good := refmodel.Message{ChannelID: 1, MessageID: 175928847299117063, AuthorID: 2, Body: "ok"}
 	tests := []struct {
@@ -158,7 +158,7 @@ func TestBadWritesTouchNothing(t *testing.T) {
 }
 
 func TestPlanBatches(t *testing.T) {
-	r := offline(t, Options{BatchMaxBytes: 64})
+	r := offline(t, Options{Write: WriteOptions{BatchMaxBytes: 64}})
 	var items []refmodel.Message
 	for i := range 20 {
 		// Two channels, ten messages each, all in one bucket; 20-byte bodies.
@@ -251,12 +251,12 @@ func TestPresenceRewrittenForLateRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.needsPresence(rw, cfg) {
+	if !entryIsDue(r, rw, cfg) {
 		t.Fatal("first write: presence entry not needed")
 	}
 	_, expiry := cfg.presenceLife(rw.v)
 	r.presence.add(rw.v.spec.Name, rw.partKey, expiry)
-	if r.needsPresence(rw, cfg) {
+	if entryIsDue(r, rw, cfg) {
 		t.Fatal("second write at once: presence entry needed again")
 	}
 	now = now.Add(25 * 24 * time.Hour) // 25 days later, same bucket, 30-day TTL
@@ -264,7 +264,7 @@ func TestPresenceRewrittenForLateRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.needsPresence(rw, late) {
+	if !entryIsDue(r, rw, late) {
 		t.Fatal("a late row that outlives the cached entry did not rewrite it")
 	}
 }
@@ -300,4 +300,11 @@ func TestSessionConfig(t *testing.T) {
 	if cc.Consistency != gocql.LocalQuorum {
 		t.Fatalf("consistency %v, want LOCAL_QUORUM", cc.Consistency)
 	}
+}
+
+// entryIsDue reports whether a write of rw under cfg would send its
+// presence entry.
+func entryIsDue[T any](r *Repo[T], rw row, cfg writeConfig) bool {
+	_, due := r.entryDue(rw, cfg)
+	return due
 }

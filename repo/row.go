@@ -6,10 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gocql/gocql"
-
 	"github.com/tsbucket/tsbucket/bucket"
-	"github.com/tsbucket/tsbucket/schema"
 )
 
 // row is one item as one view stores it: everything a write needs, derived and
@@ -82,28 +79,46 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool) (row, error) {
 	if err := rw.key.validate(v.spec.Key); err != nil && strict {
 		return rw, err
 	}
+	if rw.bytes, err = r.payload(v, iv); err != nil {
+		return rw, err
+	}
+	rw.place()
+	return rw, nil
+}
+
+// payload is the estimated size of item iv's columns in v, or
+// ErrValueTooLarge for a value over Options.Write.MaxValueBytes.
+func (r *Repo[T]) payload(v *view, iv reflect.Value) (int, error) {
+	bytes := 0
 	for i := range v.columns {
 		f := v.col(iv, i)
 		if !f.IsValid() {
 			continue // a Record without the column: null
 		}
-		if oversized(f, r.opts.MaxValueBytes) {
-			return rw, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.MaxValueBytes)
+		if oversized(f, r.opts.Write.MaxValueBytes) {
+			return 0, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.Write.MaxValueBytes)
 		}
-		rw.bytes += valueSize(f)
+		bytes += valueSize(f)
 	}
+	return bytes, nil
+}
+
+// place names the row's presence entry and partition, and picks its shard
+// in a sharded view.
+func (rw *row) place() {
+	v := rw.v
 	rw.presKey = partitionKey(rw.key, v.spec.Bucketed(), rw.bucket)
 	rw.partKey = rw.presKey
-	if v.spec.Sharded() {
-		var at time.Time
-		if v.spec.PerKeyShards {
-			rw.keyText = rw.key.String()
-			at, _ = v.spec.Kind.Time(id) // valid: its bucket was found
-		}
-		rw.shard = v.shardOf(rw.keyText, id, at)
-		rw.partKey += "/s" + strconv.Itoa(rw.shard)
+	if !v.spec.Sharded() {
+		return
 	}
-	return rw, nil
+	var at time.Time
+	if v.spec.PerKeyShards {
+		rw.keyText = rw.key.String()
+		at, _ = v.spec.Kind.Time(rw.id) // valid: its bucket was found
+	}
+	rw.shard = v.shardOf(rw.keyText, rw.id, at)
+	rw.partKey += "/s" + strconv.Itoa(rw.shard)
 }
 
 // partitionKey names one partition of a view in memory and in metrics: the
@@ -115,82 +130,6 @@ func partitionKey(k Key, bucketed bool, b bucket.Bucket) string {
 		buf = strconv.AppendInt(buf, int64(b), 10)
 	}
 	return string(buf)
-}
-
-// writeArgs binds the view's insert statement for this row.
-func (rw row) insertArgs(ttl int, ts int64) []any {
-	names := rw.v.stmts.insert.names
-	args := make([]any, len(names))
-	for i, name := range names {
-		switch {
-		case i < len(rw.v.columns):
-			if f := rw.v.col(rw.item, i); f.IsValid() {
-				args[i] = f.Interface()
-			}
-		case name == bindTTL:
-			args[i] = ttl
-		case name == bindTS:
-			args[i] = ts
-		case name == schema.ShardColumn && rw.v.spec.Sharded():
-			args[i] = rw.shard
-		default: // the bucket column
-			args[i] = int64(rw.bucket)
-		}
-	}
-	return args
-}
-
-// keyArgs are the values of the full primary key, as delete binds them.
-func (rw row) deleteArgs(ts int64) []any {
-	args := make([]any, 0, len(rw.key)+3)
-	args = append(args, ts)
-	args = append(args, rw.key...)
-	if rw.v.spec.Bucketed() {
-		args = append(args, int64(rw.bucket))
-	}
-	if rw.v.spec.Sharded() {
-		args = append(args, rw.shard)
-	}
-	if rw.v.idInKey {
-		return args
-	}
-	return append(args, idToCQL(rw.v.spec.ID.Type, rw.id))
-}
-
-// presenceArgs bind the presence-index insert of this row's (key, bucket).
-func (rw row) presenceArgs(ttl int, ts int64) []any {
-	names := rw.v.stmts.presenceInsert.names
-	args := make([]any, len(names))
-	for i, name := range names {
-		switch {
-		case i < len(rw.key):
-			args[i] = rw.key[i]
-		case name == bindTTL:
-			args[i] = ttl
-		case name == bindTS:
-			args[i] = ts
-		default: // the bucket column
-			args[i] = int64(rw.bucket)
-		}
-	}
-	return args
-}
-
-// insertWrite is the Statement writing this row.
-func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
-	return write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
-}
-
-// presenceWrite is the Statement writing this row's presence-index entry,
-// with a TTL of ttl seconds (0: none) at timestamp ts (Repo.presenceOf: its
-// expiry, or the largest timestamp for an entry that never expires).
-// Entries of one (key, bucket) written by different calls then settle on
-// the one that lives longest, whatever the write timestamps of their rows:
-// with the row's timestamp, a row written with an older one (a retry, a
-// writer whose clock is behind) would lose to the entry of a short-lived
-// row, and be unreadable once that entry expired.
-func (rw row) presenceWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
-	return write(rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert, cl, rw.presenceArgs(ttl, ts))
 }
 
 // derefValue returns the value v holds, following pointers; a nil pointer is

@@ -145,7 +145,7 @@ func ids(ms ...refmodel.Message) []int64 {
 
 func TestPutOneTimestampForEveryStatement(t *testing.T) {
 	for _, atomic := range []bool{false, true} {
-		f := newChat(t, Options{Atomic: atomic})
+		f := newChat(t, Options{Write: WriteOptions{Atomic: atomic}})
 		m := f.msg(1, f.now, 0)
 		start := f.now
 		f.tick = time.Microsecond // a second reading of the clock would show
@@ -179,7 +179,7 @@ func TestPutOneTimestampForEveryStatement(t *testing.T) {
 }
 
 func TestAtomicPutIsOneLoggedBatch(t *testing.T) {
-	f := newChat(t, Options{Atomic: true})
+	f := newChat(t, Options{Write: WriteOptions{Atomic: true}})
 	m := f.msg(1, f.now, 0)
 	if err := f.r.Put(t.Context(), &m); err != nil {
 		t.Fatal(err)
@@ -409,7 +409,7 @@ func TestIndexPagingVisitsEachBucketOnce(t *testing.T) {
 func TestMaxLookbackStopsAndContinues(t *testing.T) {
 	for _, noIndex := range []bool{false, true} {
 		w := refmodel.ChatWidth
-		f := newChat(t, Options{MaxLookback: 5 * w, NoPresenceIndex: noIndex})
+		f := newChat(t, Options{Read: ReadOptions{MaxLookback: 5 * w}, Index: IndexOptions{NoPresenceIndex: noIndex}})
 		recent, old := f.msg(1, f.now.Add(-w), 0), f.msg(1, f.now.Add(-20*w), 0)
 		f.put(recent, old)
 		p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 10)
@@ -434,7 +434,7 @@ func TestMaxLookbackStopsAndContinues(t *testing.T) {
 // TestProbeWalkReadsItsFloorBucket: without the index, a range read reads the
 // bucket its From falls in, both ways.
 func TestProbeWalkReadsItsFloorBucket(t *testing.T) {
-	f := newChat(t, Options{NoPresenceIndex: true})
+	f := newChat(t, Options{Index: IndexOptions{NoPresenceIndex: true}})
 	w := refmodel.ChatWidth
 	start := refmodel.ChatScheme().Start(clampedBucket(refmodel.ChatScheme(), f.now.Add(-3*w)))
 	first, later := f.msg(1, start, 0), f.msg(1, start.Add(w+time.Hour), 0)
@@ -456,7 +456,7 @@ func TestProbeWalkReadsItsFloorBucket(t *testing.T) {
 // MaxFutureSkew is read both ways with the index and refused without it.
 func TestFutureStampedItems(t *testing.T) {
 	for _, noIndex := range []bool{false, true} {
-		f := newChat(t, Options{NoPresenceIndex: noIndex})
+		f := newChat(t, Options{Index: IndexOptions{NoPresenceIndex: noIndex}})
 		s := refmodel.ChatScheme()
 		// Ten minutes before a bucket boundary, so 30 minutes ahead is the next bucket.
 		f.now = s.End(clampedBucket(s, f.now)).Add(-10 * time.Minute)
@@ -492,7 +492,7 @@ func TestFutureStampedItems(t *testing.T) {
 // horizon's asks the index.
 func TestFutureStampedItemsOfADenseKey(t *testing.T) {
 	const skew = 2 * time.Hour
-	f := newChat(t, Options{MaxFutureSkew: skew, Lead: 3 * skew})
+	f := newChat(t, Options{Schemes: SchemeOptions{MaxFutureSkew: skew, Lead: 3 * skew}})
 	s := refmodel.ChatScheme()
 	for _, toEdge := range []time.Duration{5 * 24 * time.Hour, 3 * time.Hour, 30 * time.Minute} {
 		f.now = s.End(clampedBucket(s, f.now)).Add(-toEdge) // the reader's clock
@@ -583,8 +583,8 @@ func TestWriteTTLRule(t *testing.T) {
 			t.Fatalf("WithTTL(%v): got %v, want %v", tc.ttl, err, tc.want)
 		}
 	}
-	if _, err := New[refmodel.Message](tripwireSession(), "ks", ttlViews(), Options{TTL: 48 * time.Hour}); !errors.Is(err, ErrBadOptions) || !errors.Is(err, ErrBadTTL) {
-		t.Fatalf("Options.TTL over the views': got %v, want ErrBadOptions and ErrBadTTL", err)
+	if _, err := New[refmodel.Message](tripwireSession(), "ks", ttlViews(), Options{Write: WriteOptions{TTL: 48 * time.Hour}}); !errors.Is(err, ErrBadOptions) || !errors.Is(err, ErrBadTTL) {
+		t.Fatalf("Options.Write.TTL over the views': got %v, want ErrBadOptions and ErrBadTTL", err)
 	}
 }
 
@@ -606,7 +606,7 @@ func TestOldestFirstWithoutFrom(t *testing.T) {
 // for an item at T with edges T+0.5ms either side.
 func TestRangeEdgesFinerThanTheID(t *testing.T) {
 	for _, noIndex := range []bool{false, true} {
-		f := newChat(t, Options{NoPresenceIndex: noIndex})
+		f := newChat(t, Options{Index: IndexOptions{NoPresenceIndex: noIndex}})
 		at := f.now.Add(-time.Hour).Truncate(time.Millisecond)
 		m := f.msg(1, at, 0)
 		f.put(m)
@@ -732,7 +732,7 @@ func TestPanickingLeaderFreesItsKey(t *testing.T) {
 // range says so and gives a cursor that reaches the rest of the range.
 func TestBudgetStopInsideARange(t *testing.T) {
 	for _, dir := range []Direction{NewestFirst, OldestFirst} {
-		f := newChat(t, Options{NoPresenceIndex: true, EmptyBucketBudget: 4, ProbeAfter: 100})
+		f := newChat(t, Options{Read: ReadOptions{EmptyBucketBudget: 4, ProbeAfter: 100}, Index: IndexOptions{NoPresenceIndex: true}})
 		w := refmodel.ChatWidth
 		a, b := f.msg(1, f.now.Add(-w), 0), f.msg(1, f.now.Add(-12*w), 0)
 		f.put(a, b)
@@ -958,7 +958,7 @@ func (f *chatFixture) bucketOf(m refmodel.Message) bucket.Bucket {
 // a key without index entries costs one request.
 func TestProbeUnindexed(t *testing.T) {
 	f := newChat(t, Options{})
-	legacy, err := New[refmodel.Message](tripwireSession(), "ks", f.views, Options{Now: f.clock, WrapExecutor: f.fake.wrap, NoPresenceIndex: true})
+	legacy, err := New[refmodel.Message](tripwireSession(), "ks", f.views, Options{Now: f.clock, WrapExecutor: f.fake.wrap, Index: IndexOptions{NoPresenceIndex: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -974,7 +974,7 @@ func TestProbeUnindexed(t *testing.T) {
 	if err != nil || len(p.Items) != 0 || p.Stats.Queries != 1 {
 		t.Fatalf("default: %d items in %d queries (%v), want none in 1", len(p.Items), p.Stats.Queries, err)
 	}
-	probing, err := New[refmodel.Message](tripwireSession(), "ks", f.views, Options{Now: f.clock, WrapExecutor: f.fake.wrap, ProbeUnindexed: true})
+	probing, err := New[refmodel.Message](tripwireSession(), "ks", f.views, Options{Now: f.clock, WrapExecutor: f.fake.wrap, Index: IndexOptions{ProbeUnindexed: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ const reloadBackoff = 200 * time.Millisecond
 // (its views' scheme histories and promoted keys) and knows how long the
 // copy is provably current.
 //
-// Why: every change to that metadata takes effect at least Options.Lead
+// Why: every change to that metadata takes effect at least Options.Schemes.Lead
 // after its recorder's clock, and a history only grows by changes after its
 // last one. A change this repository has not seen was recorded after its
 // last successful reload began, at L on its clock, so at L - ClockSkew or
@@ -54,7 +54,7 @@ func (s *schemeReload) state() reloadState {
 
 // current makes sure the metadata copy is valid for item times up to upTo
 // (inclusive) before a request places, reads or deletes rows with it. Within
-// validity it only reloads when the interval (Options.SchemeRefresh) is due
+// validity it only reloads when the interval (Options.Schemes.Refresh) is due
 // and no other reload is in flight; beyond it, it waits for the reload in
 // flight or makes one, bounded by ctx, and returns a *StaleError when the
 // copy still cannot be proven current. reloaded reports a copy changed
@@ -85,13 +85,13 @@ func (r *Repo[T]) current(ctx context.Context, upTo time.Time) (reloaded bool, e
 // refreshDue reports whether the background reload interval has passed (and
 // the backoff after a failure).
 func (r *Repo[T]) refreshDue(st reloadState, now time.Time) bool {
-	if r.opts.SchemeRefresh <= 0 {
+	if r.opts.Schemes.refresh() <= 0 {
 		return false
 	}
 	if !st.failedAt.IsZero() {
 		return now.Sub(st.failedAt) >= reloadBackoff
 	}
-	return now.Sub(st.loadedAt) >= r.opts.SchemeRefresh
+	return now.Sub(st.loadedAt) >= r.opts.Schemes.Refresh
 }
 
 // reloadFor reloads, or waits for the reload in flight, until the copy is
@@ -138,7 +138,7 @@ func (r *Repo[T]) reload(ctx context.Context) error {
 			"valid_until", s.validUntil.UTC().Format(time.RFC3339Nano), "err", err)
 		return err
 	}
-	s.loadedAt, s.validUntil = start, start.Add(r.opts.Lead-r.opts.ClockSkew)
+	s.loadedAt, s.validUntil = start, start.Add(r.opts.Schemes.Lead-r.opts.Schemes.ClockSkew)
 	s.failedAt, s.failingSince, s.lastErr = time.Time{}, time.Time{}, nil
 	return nil
 }
@@ -177,7 +177,7 @@ func (r *Repo[T]) staleError(upTo time.Time, st reloadState, cause error) error 
 // newest an item can be stamped (the reader's clock plus MaxFutureSkew plus
 // ClockSkew, for a writer's clock ahead of the reader's).
 func (r *Repo[T]) readNeed(to time.Time) time.Time {
-	need := r.opts.Now().Add(r.opts.MaxFutureSkew + r.opts.ClockSkew)
+	need := r.opts.Now().Add(r.opts.Schemes.MaxFutureSkew + r.opts.Schemes.ClockSkew)
 	if !to.IsZero() && to.Before(need) {
 		return to.Add(-time.Nanosecond)
 	}
@@ -216,7 +216,7 @@ func (r *Repo[T]) adoptScheme(name string, s bucket.Scheme) error {
 }
 
 // Scheme returns the bucket scheme the repository uses for the named view,
-// with the changes it knows of (Options.SchemeRefresh), or ErrUnknownView.
+// with the changes it knows of (Options.Schemes.Refresh), or ErrUnknownView.
 func (r *Repo[T]) Scheme(view string) (bucket.Scheme, error) {
 	v, err := r.view(view)
 	if err != nil {

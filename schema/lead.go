@@ -20,16 +20,16 @@ import (
 //
 // Every process of a fleet must use the same values.
 const (
-	// DefaultSchemeRefresh is repo.Options.SchemeRefresh's default.
+	// DefaultSchemeRefresh is repo.Options.Schemes.Refresh's default.
 	DefaultSchemeRefresh = time.Minute
-	// DefaultMaxFutureSkew is repo.Options.MaxFutureSkew's default.
+	// DefaultMaxFutureSkew is repo.Options.Schemes.MaxFutureSkew's default.
 	DefaultMaxFutureSkew = time.Hour
-	// DefaultClockSkew is repo.Options.ClockSkew's default: the bound on the
+	// DefaultClockSkew is repo.Options.Schemes.ClockSkew's default: the bound on the
 	// difference between two instances' clocks (NTP keeps them within
 	// milliseconds; five seconds leaves room for a bad day).
 	DefaultClockSkew = 5 * time.Second
 	// DefaultLead is the lead of scheme changes and key promotions unless
-	// told otherwise (RebucketOptions.Lead, repo.Options.Lead): two hours,
+	// told otherwise (RebucketOptions.Lead, repo.Options.Schemes.Lead): two hours,
 	// above MinLead of the defaults (1 h 1 m 10 s).
 	DefaultLead = 2 * time.Hour
 )
@@ -46,8 +46,9 @@ func MinLead(refresh, maxFutureSkew, clockSkew time.Duration) time.Duration {
 	return max(refresh, 0) + maxFutureSkew + 2*clockSkew
 }
 
-// Fleet are the bounds a fleet's repositories agree on (repo.Options has
-// the same fields): zero values mean the defaults.
+// Fleet are the bounds a fleet's repositories agree on (repo.SchemeOptions
+// has the same fields, SchemeRefresh there named Refresh): zero values mean
+// the defaults.
 type Fleet struct {
 	SchemeRefresh time.Duration
 	MaxFutureSkew time.Duration

@@ -16,7 +16,7 @@ type RebucketOptions struct {
 	// Lead is the least time from now to the change; zero means
 	// DefaultRebucketLead. It may not be below Fleet.MinLead (ErrBadRebucket),
 	// and must be at least the Lead every repository of the keyspace assumes
-	// (repo.Options.Lead, DefaultLead unless set).
+	// (repo.Options.Schemes.Lead, DefaultLead unless set).
 	Lead time.Duration
 	// Fleet are the bounds the keyspace's repositories use (SchemeRefresh,
 	// MaxFutureSkew, ClockSkew; zero: the defaults): they set the least lead.
@@ -129,7 +129,7 @@ func nextBoundary(s bucket.Scheme, t time.Time) time.Time {
 // stamped that far ahead were bucketed by the old scheme), and records the
 // new history in MetadataTable with a lightweight transaction conditioned on
 // the scheme it checked, so two changes racing cannot both apply.
-// Repositories pick the history up within their Options.SchemeRefresh.
+// Repositories pick the history up within their Options.Schemes.Refresh.
 //
 // Checking the presence index reads the view's whole _buckets table once
 // (one row per key and bucket), paged: it is an operator's command, not a

@@ -266,22 +266,10 @@ func (p *typeParser) parseHead(name string, depth int) (cqlType, error) {
 }
 
 // CQLTypeOf returns the CQL type that stores IDs of kind k in the order the
-// kind defines: snowflake bigint, timeuuid timeuuid, uuidv7 uuid, and blob
-// for ulid and timestamp (a blob compares bytewise, which is their order).
+// kind defines, from the table of package bucket (bucket.CQLOf): snowflake
+// bigint, timeuuid timeuuid, uuidv7 uuid, and blob for ulid and timestamp.
 // It returns "" for a nil or unknown kind.
 func CQLTypeOf(k bucket.Kind) string {
-	if k == nil {
-		return ""
-	}
-	switch k.Name() {
-	case "snowflake":
-		return "bigint"
-	case "timeuuid":
-		return "timeuuid"
-	case "uuidv7":
-		return "uuid"
-	case "ulid", "timestamp":
-		return "blob"
-	}
-	return ""
+	m, _ := bucket.CQLOf(k)
+	return m.Type
 }

@@ -95,7 +95,7 @@ type View struct {
 	// bucketed view may be sharded; at most MaxShards.
 	Shards int
 	// PerKeyShards limits Shards to the keys promoted as hot (HotKeysTable:
-	// repo.Repo.PromoteKey, automatic with repo.Options.PromoteAfter): other
+	// repo.Repo.PromoteKey, automatic with repo.Options.Schemes.PromoteAfter): other
 	// keys keep one partition, one query, per bucket. A promoted key's items
 	// from the promotion's instant on go to bucket.ShardOf(ID, Shards), its
 	// earlier ones stayed in shard 0; reads of its buckets from the one

@@ -110,7 +110,7 @@ func readPage(ctx context.Context, f readFlags, q repo.Query) (schema.View, repo
 }
 
 func readView(ctx context.Context, s *gocql.Session, ks string, v schema.View, q repo.Query) (repo.Page[repo.Record], error) {
-	r, err := repo.New[repo.Record](s, ks, []schema.View{v}, repo.Options{NoCoalesce: true, MaxLimit: readMaxLimit})
+	r, err := repo.New[repo.Record](s, ks, []schema.View{v}, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: readMaxLimit}})
 	if err != nil {
 		return repo.Page[repo.Record]{}, err
 	}

@@ -106,10 +106,13 @@ func (wl *workload) openRepos(ctx context.Context, s *gocql.Session, m *metrics.
 	// presence entries: it probes bucket by bucket) would stop only at the
 	// empty-bucket budget. Nothing is older than the seeded history: floor
 	// the walks there. IoT reads have their floor already: the TTL.
-	chatOpts := repo.Options{Metrics: m, MaxLookback: wl.cfg.History + refmodel.ChatWidth,
+	chatOpts := repo.Options{
+		Metrics: m,
 		WrapExecutor: func(next repo.Executor) repo.Executor {
 			return faultInjector{next: next, table: viewAuthor, delay: wl.cfg.FaultTimeout}
-		}}
+		},
+		Read: repo.ReadOptions{MaxLookback: wl.cfg.History + refmodel.ChatWidth},
+	}
 	var err error
 	if wl.chat, err = repo.Open[refmodel.Message](ctx, s, wl.cfg.Keyspace, refmodel.ChatViews(), chatOpts); err != nil {
 		return fmt.Errorf("demo: open chat: %w", err)

@@ -1,0 +1,139 @@
+package repo
+
+import (
+	"context"
+	"math"
+
+	"github.com/tsbucket/tsbucket/bucket"
+)
+
+// The index-listed strategy (readListed) visits only the buckets the
+// presence index lists for the key, in walk order. The index is the floor:
+// it lists exactly the buckets whose entries are alive, and an entry
+// outlives the rows it stands for, so no bucket with a live row is skipped
+// however old its items' IDs are. A key without any index entry holds
+// nothing (with Options.Index.ProbeUnindexed, it is probed instead, for rows other
+// tools wrote without the index).
+
+// listed asks the index first, then reads the buckets it lists: one request
+// for a key that holds nothing, and none for the empty buckets of a sparse
+// one.
+func (w *walk[T]) listed(ctx context.Context) (StopReason, error) {
+	buckets, err := w.countedPresence(ctx, w.indexStart(), w.indexEnd())
+	if err != nil {
+		return 0, err
+	}
+	if len(buckets) == 0 {
+		return w.unindexed(ctx, nil)
+	}
+	return w.visitListed(ctx, buckets, nil)
+}
+
+// visitListed reads the listed buckets in walk order, paging through the
+// index, until the page is full. A head read already done is merged at its
+// place in that order (before the first listed bucket older than it).
+func (w *walk[T]) visitListed(ctx context.Context, buckets []bucket.Bucket, h *headRead[T]) (StopReason, error) {
+	for w.remaining() > 0 && len(buckets) > 0 {
+		full, err := w.visitPage(ctx, buckets, h)
+		if err != nil {
+			return 0, err
+		}
+		if full {
+			return StopFull, nil
+		}
+		if len(buckets) < presencePage || w.remaining() == 0 {
+			break
+		}
+		next := buckets[len(buckets)-1] + w.step()
+		if w.q.Direction == NewestFirst && next > w.indexStart() || w.q.Direction == OldestFirst && next < w.indexStart() {
+			break // the last listed bucket was the scheme's end
+		}
+		bs, err := w.countedPresence(ctx, next, w.indexEnd())
+		if err != nil {
+			return 0, err
+		}
+		buckets = bs
+	}
+	if w.remaining() > 0 {
+		w.takeHead(h)
+	}
+	return w.endOfRange(), nil
+}
+
+// visitPage reads the buckets of one page of the index listing, and says
+// whether the page filled before the last of them.
+func (w *walk[T]) visitPage(ctx context.Context, buckets []bucket.Bucket, h *headRead[T]) (full bool, err error) {
+	for _, b := range buckets {
+		if h != nil && b <= h.bucket {
+			w.takeHead(h)
+			if b == h.bucket {
+				continue // read already, in readHead
+			}
+		}
+		if w.remaining() == 0 {
+			return true, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if _, err := w.queryBucket(ctx, b); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// takeHead takes the rows of a head read done alongside the index, once.
+func (w *walk[T]) takeHead(h *headRead[T]) {
+	if h != nil && !h.taken {
+		h.taken = true
+		w.take(h.bucket, h.rows)
+	}
+}
+
+// unindexed handles a range for which the index lists nothing: the range is
+// empty (but for rows the head read found anyway). With
+// Options.Index.ProbeUnindexed a key without any entry may hold data written
+// without the index, so it is probed.
+func (w *walk[T]) unindexed(ctx context.Context, h *headRead[T]) (StopReason, error) {
+	if !w.r.opts.Index.ProbeUnindexed {
+		w.takeHead(h)
+		return w.endOfRange(), nil
+	}
+	indexed, err := w.keyIndexed(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if indexed {
+		w.takeHead(h)
+		return w.endOfRange(), nil
+	}
+	if w.q.Direction == OldestFirst && !w.floored {
+		// Nowhere to start probing from: for the index, the key holds nothing.
+		return StopEnd, nil
+	}
+	return w.probeWalk(ctx) // it reads the head bucket again, in its order
+}
+
+// indexStart and indexEnd bound the presence-index listing in walk order;
+// an open side is unbounded, so items stamped ahead of now are listed too.
+func (w *walk[T]) indexStart() bucket.Bucket {
+	if w.q.Direction == NewestFirst {
+		return openIf(!w.ceilinged, w.ceiling, math.MaxInt64)
+	}
+	return openIf(!w.floored, w.floor, math.MinInt64)
+}
+
+func (w *walk[T]) indexEnd() bucket.Bucket {
+	if w.q.Direction == NewestFirst {
+		return openIf(!w.floored, w.floor, math.MinInt64)
+	}
+	return openIf(!w.ceilinged, w.ceiling, math.MaxInt64)
+}
+
+func openIf(open bool, b, inf bucket.Bucket) bucket.Bucket {
+	if open {
+		return inf
+	}
+	return b
+}

@@ -1,0 +1,166 @@
+package repo
+
+import (
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// The requests of the repository, one function per kind of operation: query
+// a bucket (bucketQuery; lookupByID for a view keyed by the ID, stampRead
+// for Repair), list the presence index (indexListing), write rows
+// (insertWrite, presenceWrite, in a batchOf or alone) and delete rows
+// (deleteWrite). Reads and writes ask these for the Statement
+// they send and never build one themselves: this is where a second storage
+// API (DynamoDB, ScyllaDB Alternator) would plug in, one function at a time.
+// The CQL text itself is built once per view, by New (statements.go).
+
+// bucketQuery reads up to limit rows of key in shard of bucket b of v, in
+// direction dir, within the ID bounds ids: one single-partition query.
+func (v *view) bucketQuery(key Key, b bucket.Bucket, shard int, dir Direction, ids idBounds, limit int, cl gocql.Consistency) Statement {
+	st := v.stmts.selects[dir][ids.lo][ids.hi]
+	args := make([]any, len(st.names))
+	for i, name := range st.names {
+		switch {
+		case i < len(key):
+			args[i] = key[i]
+		case name == bindLo:
+			args[i] = ids.loVal
+		case name == bindHi:
+			args[i] = ids.hiVal
+		case name == bindLimit:
+			args[i] = limit
+		case name == schema.ShardColumn && v.spec.Sharded():
+			args[i] = shard
+		default: // the bucket column
+			args[i] = int64(b)
+		}
+	}
+	return Statement{Table: v.spec.Name, Op: "select", CQL: st.cql, Names: st.names,
+		Args: args, Consistency: cl, PageSize: limit, Traceable: true}
+}
+
+// lookupByID reads the row stored under id in v, a view keyed by the ID alone.
+func (v *view) lookupByID(id bucket.ID, cl gocql.Consistency) Statement {
+	st := v.stmts.selects[NewestFirst][noLower][noUpper]
+	return Statement{Table: v.spec.Name, Op: "select", CQL: st.cql, Names: st.names,
+		Args: []any{idToCQL(v.idCQL, id), 1}, Consistency: cl, PageSize: 1}
+}
+
+// stampRead reads the write time and remaining TTL of this row's value
+// cells (Repair): one single-partition query of its primary key.
+func (rw row) stampRead(sq stampQuery, cl gocql.Consistency) Statement {
+	return Statement{Table: rw.v.spec.Name, Op: "select", CQL: sq.cql, Args: rw.primaryKey(), Consistency: cl}
+}
+
+// indexListing lists up to limit buckets of key in [lo, hi] that v's
+// presence index holds entries for, in direction dir.
+func (v *view) indexListing(key Key, dir Direction, lo, hi bucket.Bucket, limit int, cl gocql.Consistency) Statement {
+	st := v.stmts.presence[dir]
+	args := make([]any, 0, len(st.names))
+	args = append(args, key...)
+	args = append(args, int64(lo), int64(hi), limit)
+	return Statement{Table: v.spec.PresenceTable(), Op: "select", CQL: st.cql, Names: st.names,
+		Args: args, Consistency: cl, PageSize: limit}
+}
+
+// insertWrite is the Statement writing this row with a TTL of ttl seconds
+// at timestamp ts.
+func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
+	return write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
+}
+
+// presenceWrite is the Statement writing this row's presence-index entry,
+// with a TTL of ttl seconds (0: none) at timestamp ts (Repo.presenceOf: its
+// expiry, or the largest timestamp for an entry that never expires).
+// Entries of one (key, bucket) written by different calls then settle on
+// the one that lives longest, whatever the write timestamps of their rows:
+// with the row's timestamp, a row written with an older one (a retry, a
+// writer whose clock is behind) would lose to the entry of a short-lived
+// row, and be unreadable once that entry expired. Writes take it from
+// Repo.entry (presence.go), never from here.
+func (rw row) presenceWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
+	return write(rw.v.spec.PresenceTable(), "insert", rw.v.stmts.presenceInsert, cl, rw.presenceArgs(ttl, ts))
+}
+
+// deleteWrite is the Statement deleting this row at timestamp ts.
+func (rw row) deleteWrite(cl gocql.Consistency, ts int64) Statement {
+	return write(rw.v.spec.Name, "delete", rw.v.stmts.delete, cl, rw.deleteArgs(ts))
+}
+
+// batchOf is an empty batch of kind to fill with insertWrite and
+// presenceWrite statements: a logged one across views (Options.Write.Atomic),
+// an unlogged one within one partition (PutMany).
+func batchOf(table string, kind gocql.BatchType, cl gocql.Consistency) Statement {
+	return Statement{Table: table, Op: "batch", Consistency: cl, Batch: kind}
+}
+
+// write is the Statement of one idempotent write.
+func write(table, op string, st stmt, cl gocql.Consistency, args []any) Statement {
+	return Statement{Table: table, Op: op, CQL: st.cql, Names: st.names, Args: args, Consistency: cl}
+}
+
+// insertArgs binds the view's insert statement for this row.
+func (rw row) insertArgs(ttl int, ts int64) []any {
+	names := rw.v.stmts.insert.names
+	args := make([]any, len(names))
+	for i, name := range names {
+		switch {
+		case i < len(rw.v.columns):
+			if f := rw.v.col(rw.item, i); f.IsValid() {
+				args[i] = f.Interface()
+			}
+		case name == bindTTL:
+			args[i] = ttl
+		case name == bindTS:
+			args[i] = ts
+		case name == schema.ShardColumn && rw.v.spec.Sharded():
+			args[i] = rw.shard
+		default: // the bucket column
+			args[i] = int64(rw.bucket)
+		}
+	}
+	return args
+}
+
+// primaryKey is the values of the row's full primary key, in WHERE order.
+func (rw row) primaryKey() []any {
+	args := make([]any, 0, len(rw.key)+3)
+	args = append(args, rw.key...)
+	if rw.v.spec.Bucketed() {
+		args = append(args, int64(rw.bucket))
+	}
+	if rw.v.spec.Sharded() {
+		args = append(args, rw.shard)
+	}
+	if rw.v.idInKey {
+		return args
+	}
+	return append(args, idToCQL(rw.v.idCQL, rw.id))
+}
+
+// deleteArgs binds the view's delete statement: the timestamp, then the
+// full primary key.
+func (rw row) deleteArgs(ts int64) []any {
+	return append([]any{ts}, rw.primaryKey()...)
+}
+
+// presenceArgs bind the presence-index insert of this row's (key, bucket).
+func (rw row) presenceArgs(ttl int, ts int64) []any {
+	names := rw.v.stmts.presenceInsert.names
+	args := make([]any, len(names))
+	for i, name := range names {
+		switch {
+		case i < len(rw.key):
+			args[i] = rw.key[i]
+		case name == bindTTL:
+			args[i] = ttl
+		case name == bindTS:
+			args[i] = ts
+		default: // the bucket column
+			args[i] = int64(rw.bucket)
+		}
+	}
+	return args
+}
