@@ -27,7 +27,7 @@ type Query struct {
 	Step      Step
 	Aggs      []Agg
 	// PageSize is the items per request; 0 is DefaultPageSize. It must not
-	// exceed the repository's Options.MaxLimit.
+	// exceed the repository's Options.Read.MaxLimit.
 	PageSize    int
 	Consistency gocql.Consistency // overrides the repository default
 	// Stats, when set, is filled with the work the read took.

@@ -28,7 +28,7 @@ func (f *hotKeysFlags) register(fs *flag.FlagSet, e env) {
 	fs.StringVar(&f.view, "view", "", "registered view with per-key shards (required)")
 	fs.StringVar(&f.key, "promote", "", "key to promote to the view's shards (comma-separated values of the key columns; %2C is a comma inside a value)")
 	fs.StringVar(&f.reason, "reason", "promoted by tsbucket hotkeys", "why, recorded with the promotion")
-	fs.DurationVar(&f.lead, "lead", schema.DefaultLead, "how far ahead the promotion takes effect: at least the repositories' Options.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
+	fs.DurationVar(&f.lead, "lead", schema.DefaultLead, "how far ahead the promotion takes effect: at least the repositories' Options.Schemes.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
 	registerFleet(fs, &f.fleet)
 }
 

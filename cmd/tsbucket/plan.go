@@ -331,7 +331,7 @@ func writePerKeyAlternative(w io.Writer, res bucket.PlanResult) {
 	fmt.Fprintf(w, "  every key sharded:  shards: %d\n"+
 		"      every read of every key queries %d partitions per bucket; right when most keys are this hot\n", res.Shards, res.Shards)
 	fmt.Fprintf(w, "  hot keys only:      shards: %d, per_key_shards: true\n"+
-		"      a key stays one partition per bucket (one query) until promoted, automatically after repo.Options.PromoteAfter rows\n"+
+		"      a key stays one partition per bucket (one query) until promoted, automatically after repo.Options.Schemes.PromoteAfter rows\n"+
 		"      to one partition or by tsbucket hotkeys --promote; right when a few keys are this hot and the rest are not.\n"+
 		"      Size the width for the ordinary keys then: plan --rate with their rate, and check this width fits the hot ones sharded\n",
 		res.Shards)

@@ -16,7 +16,7 @@ import (
 	"github.com/tsbucket/tsbucket/schema"
 )
 
-// readMaxLimit is the largest --limit: repo.Options.MaxLimit's default.
+// readMaxLimit is the largest --limit: repo.Options.Read.MaxLimit's default.
 const readMaxLimit = 1000
 
 type readFlags struct {

@@ -30,7 +30,7 @@ func (f *rebucketFlags) register(fs *flag.FlagSet, e env) {
 	fs.StringVar(&f.widthText, "width", "", "new fixed bucket width (10m, 1h, 1d, ...); its buckets start at --from")
 	fs.StringVar(&f.schemeText, "scheme", "", "new scheme instead of --width: hour, day, isoweek, month or fixed(width=...,epoch=...)")
 	fs.StringVar(&f.fromText, "from", "", "instant the new scheme is in force from: RFC 3339, or +DURATION from now rounded up to the next bucket boundary (required)")
-	fs.DurationVar(&f.lead, "lead", schema.DefaultRebucketLead, "least time from now to --from: at least the repositories' Options.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
+	fs.DurationVar(&f.lead, "lead", schema.DefaultRebucketLead, "least time from now to --from: at least the repositories' Options.Schemes.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
 	registerFleet(fs, &f.fleet)
 	fs.BoolVar(&f.dryRun, "dry-run", false, "check and print the plan, record nothing")
 }
@@ -195,7 +195,7 @@ func writeRebucketPlan(w io.Writer, keyspace string, p schema.RebucketPlan) {
 // registerFleet adds the flags of the bounds a keyspace's repositories use
 // (schema.Fleet), which set the least lead of a change.
 func registerFleet(fs *flag.FlagSet, f *schema.Fleet) {
-	fs.DurationVar(&f.SchemeRefresh, "scheme-refresh", schema.DefaultSchemeRefresh, "the repositories' Options.SchemeRefresh")
-	fs.DurationVar(&f.MaxFutureSkew, "max-future-skew", schema.DefaultMaxFutureSkew, "the repositories' Options.MaxFutureSkew")
-	fs.DurationVar(&f.ClockSkew, "clock-skew", schema.DefaultClockSkew, "the repositories' Options.ClockSkew: the bound between their clocks")
+	fs.DurationVar(&f.SchemeRefresh, "scheme-refresh", schema.DefaultSchemeRefresh, "the repositories' Options.Schemes.Refresh")
+	fs.DurationVar(&f.MaxFutureSkew, "max-future-skew", schema.DefaultMaxFutureSkew, "the repositories' Options.Schemes.MaxFutureSkew")
+	fs.DurationVar(&f.ClockSkew, "clock-skew", schema.DefaultClockSkew, "the repositories' Options.Schemes.ClockSkew: the bound between their clocks")
 }
