@@ -16,7 +16,8 @@ var (
 	ErrUnknownView = errors.New("repo: unknown view")
 	// ErrBadKey: the key has the wrong number of values, or an empty or nil value.
 	ErrBadKey = errors.New("repo: bad key")
-	// ErrBadLimit: the limit is below 1 or above Options.Read.MaxLimit.
+	// ErrBadLimit: the limit is below 1 or above Options.Read.MaxLimit, or
+	// the time budget is negative.
 	ErrBadLimit = errors.New("repo: bad limit")
 	// ErrBadCursor: the cursor is malformed, of another version, tampered with,
 	// unsigned where a secret is configured, or bound to another read.

@@ -32,6 +32,8 @@ type Params struct {
 	From, To time.Time
 	// Cursor continues a previous read of the same key and Params.
 	Cursor string
+	// TimeBudget bounds how long the read may take (Query.TimeBudget).
+	TimeBudget time.Duration
 	// Consistency overrides the repository default for this read.
 	Consistency gocql.Consistency
 }
@@ -76,7 +78,7 @@ func (h *View[T]) Query(of *T, p Params) (Query, error) {
 		return Query{}, err
 	}
 	return Query{View: h.v.spec.Name, Key: k, Limit: p.Limit, Direction: p.Direction,
-		From: p.From, To: p.To, Cursor: p.Cursor, Consistency: p.Consistency}, nil
+		From: p.From, To: p.To, Cursor: p.Cursor, Consistency: p.Consistency, TimeBudget: p.TimeBudget}, nil
 }
 
 // Latest returns the newest limit items of the key of.

@@ -36,6 +36,15 @@ type Query struct {
 	// From and To bound the read to items with From <= time < To; zero values
 	// leave that side open.
 	From, To time.Time
+	// TimeBudget, when positive, is how long the read may take: a page that
+	// cannot be read in full within it returns what it has read by then,
+	// with Stats.Stop StopTimeBudget and a Cursor that continues after the
+	// last bucket it finished (the rows of a bucket still being read are
+	// left to the next page). Zero: no budget, the read ends as its
+	// context says. It counts from the call, metadata and admission
+	// waits included; as the context's deadline, it bounds a statement in
+	// flight too.
+	TimeBudget time.Duration
 	// Cursor continues a previous read: pass the Page.Cursor of the previous page
 	// with the same View, Key, Direction, From and To.
 	Cursor string
@@ -58,6 +67,11 @@ const (
 	// StopLookback: a newest-first walk reached Options.Read.MaxLookback. The
 	// Cursor continues below it, with a new lookback counted from there.
 	StopLookback
+	// StopTimeBudget: the read's Query.TimeBudget ran out. The page holds
+	// the buckets finished by then; the Cursor continues after them (it is
+	// the Query's own Cursor when no bucket was finished, and "" only for
+	// a first page that finished none: read it again).
+	StopTimeBudget
 )
 
 func (s StopReason) String() string {
@@ -70,6 +84,8 @@ func (s StopReason) String() string {
 		return "empty-bucket budget"
 	case StopLookback:
 		return "max lookback"
+	case StopTimeBudget:
+		return "time budget"
 	}
 	return "StopReason(" + strconv.Itoa(int(s)) + ")"
 }
@@ -89,8 +105,9 @@ type Page[T any] struct {
 	Items []T
 	// Cursor continues the read: after the last item when the page is full,
 	// after the last bucket visited when the walk stopped early (Stats.Stop
-	// is StopBudget or StopLookback). It is "" only when there is nothing
-	// more to read (Stats.Stop is StopEnd).
+	// is StopBudget, StopLookback or StopTimeBudget). It is "" when there is
+	// nothing more to read (Stats.Stop is StopEnd), and for a first page
+	// whose time budget ran out before any bucket was read.
 	Cursor string
 	Stats  ReadStats
 }
@@ -107,12 +124,16 @@ func (r *Repo[T]) Range(ctx context.Context, view string, key Key, from, to time
 
 // Read returns one page of q. Identical concurrent reads are coalesced.
 func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
+	start := time.Now()
 	if _, err := r.current(ctx, r.readNeed(q.To)); err != nil {
 		return Page[T]{}, fmt.Errorf("repo: read %s: %w", q.View, err)
 	}
 	w, err := r.plan(q)
 	if err != nil {
 		return Page[T]{}, err
+	}
+	if q.TimeBudget > 0 {
+		w.budgetEnd = start.Add(q.TimeBudget)
 	}
 	if r.opts.Read.NoCoalesce {
 		return r.admitRead(ctx, q, w.run) // admission (admit.go)
@@ -140,10 +161,10 @@ func (r *Repo[T]) All(ctx context.Context, q Query) iter.Seq2[T, error] {
 					return
 				}
 			}
-			if p.Cursor == "" {
+			if p.Cursor == "" && p.Stats.Stop != StopTimeBudget {
 				return
 			}
-			q.Cursor = p.Cursor
+			q.Cursor = p.Cursor // "" after a first page that read nothing in time: read it again
 		}
 	}
 }
@@ -160,6 +181,8 @@ func (w *walk[T]) flightKey() string {
 	b = strconv.AppendInt(b, q.To.UnixNano(), 10)
 	b = append(b, 0)
 	b = strconv.AppendInt(b, int64(q.Limit), 10)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(q.TimeBudget), 10) // a budget is the page's own: only equal ones share a walk
 	b = append(b, 0)
 	b = append(b, q.Cursor...)
 	return string(b)
@@ -178,6 +201,9 @@ func (r *Repo[T]) validateQuery(q *Query) (*view, error) {
 	}
 	if err := q.Key.checkTypes(v.spec.Key); err != nil {
 		return nil, err
+	}
+	if q.TimeBudget < 0 {
+		return nil, fmt.Errorf("%w: negative time budget %v", ErrBadLimit, q.TimeBudget)
 	}
 	if q.Limit < 1 || q.Limit > r.opts.Read.MaxLimit {
 		return nil, fmt.Errorf("%w: %d not in [1, %d]", ErrBadLimit, q.Limit, r.opts.Read.MaxLimit)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
 )
@@ -14,6 +15,8 @@ type walk[T any] struct {
 	r *Repo[T]
 	readPlan
 	progress[T]
+	// budgetEnd is when the read's Query.TimeBudget runs out; zero: none.
+	budgetEnd time.Time
 }
 
 // progress is what a walk has done: the only state that changes as it runs.
@@ -36,7 +39,7 @@ func indirect[T any](item *T) reflect.Value { return reflect.ValueOf(item).Elem(
 // run executes the walk and makes its page.
 func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 	w.decide(&w.r.opts, w.r.hints)
-	stop, err := w.execute(ctx)
+	stop, err := w.executeWithin(ctx)
 	if err != nil {
 		return Page[T]{}, fmt.Errorf("repo: read %s: %w", w.v.spec.Name, err)
 	}
@@ -57,6 +60,8 @@ func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 func (w *walk[T]) page(stop StopReason) Page[T] {
 	p := Page[T]{Items: w.items, Stats: w.stats}
 	switch {
+	case stop == StopTimeBudget && !w.hasVisited:
+		p.Cursor = w.q.Cursor // nothing finished: the same page again
 	case w.v.idInKey:
 		// A view keyed by the ID holds one row per partition: nothing follows it.
 		stop = StopEnd
@@ -70,6 +75,22 @@ func (w *walk[T]) page(stop StopReason) Page[T] {
 	}
 	p.Stats.Stop = stop
 	return p
+}
+
+// executeWithin runs the plan's strategy within the read's time budget:
+// when the budget (not the caller's context) ends it, the walk stops
+// where it is with StopTimeBudget.
+func (w *walk[T]) executeWithin(ctx context.Context) (StopReason, error) {
+	if w.budgetEnd.IsZero() {
+		return w.execute(ctx)
+	}
+	bctx, cancel := context.WithDeadline(ctx, w.budgetEnd)
+	defer cancel()
+	stop, err := w.execute(bctx)
+	if err != nil && bctx.Err() != nil && ctx.Err() == nil {
+		return StopTimeBudget, nil
+	}
+	return stop, err
 }
 
 // execute runs the plan's strategy.
