@@ -115,7 +115,26 @@ func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, cfg writeConfig) e
 		wg.Go(func() { errs[i] = r.deleteRow(sctx, rw, cfg) })
 	}
 	wg.Wait()
+	r.restoreLatestViews(sctx, rows, errs, cfg)
 	return r.fanoutResult(rows, errs, cfg.timestamp)
+}
+
+// restoreLatestViews restores the latest-value views among rows whose
+// delete, and their source's, succeeded (latest.go): a failure is the
+// latest-value view's, and a RetryOf retry of the Delete restores it.
+func (r *Repo[T]) restoreLatestViews(ctx context.Context, rows []row, errs []error, cfg writeConfig) {
+	for i, rw := range rows {
+		if !rw.v.spec.IsLatest() || errs[i] != nil {
+			continue
+		}
+		src := slices.IndexFunc(rows, func(s row) bool { return s.v.spec.Name == rw.v.spec.LatestOf })
+		if src >= 0 && errs[src] != nil {
+			continue // the source still holds the item, perhaps: restore on the retry
+		}
+		if err := r.restoreLatest(ctx, rw, cfg); err != nil {
+			errs[i] = fmt.Errorf("restore the newest item: %w", err)
+		}
+	}
 }
 
 // deleteRow deletes one row from every placement it can have.

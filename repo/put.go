@@ -255,7 +255,7 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 	var entries []entryWrite
 	for _, rw := range rows {
 		ttl, _ := cfg.ttlOf(rw.v)
-		b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+		b.Entries = append(b.Entries, rw.rowWrites(cfg.consistency, ttl, cfg.timestamp)...)
 		if e, due := r.entryDue(rw, cfg); due {
 			b.Entries = append(b.Entries, e.stmt)
 			entries = append(entries, e)

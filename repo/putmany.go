@@ -162,7 +162,7 @@ func groupInsert(rows []row, cfg writeConfig, ttl int) Statement {
 	}
 	b := batchOf(rows[0].v.spec.Name, gocql.UnloggedBatch, cfg.consistency)
 	for _, rw := range rows {
-		b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+		b.Entries = append(b.Entries, rw.rowWrites(cfg.consistency, ttl, cfg.timestamp)...)
 	}
 	return b
 }

@@ -209,6 +209,11 @@ func (r *Repo[T]) checkViews() error {
 		}
 		return fmt.Errorf("%w: schema lint: %s", ErrBadOptions, strings.Join(msgs, "; "))
 	}
+	// A latest-value view is restored from its source when its newest item
+	// is deleted: the repository writes both (latest.go).
+	if err := schema.CheckLatest(viewSpecs(r.order)); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadOptions, err)
+	}
 	return nil
 }
 

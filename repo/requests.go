@@ -66,9 +66,31 @@ func (v *view) indexListing(key Key, dir Direction, lo, hi bucket.Bucket, limit 
 }
 
 // insertWrite is the Statement writing this row with a TTL of ttl seconds
-// at timestamp ts.
+// at timestamp ts: its insert, or for a latest-value view rowWrites in one
+// single-partition batch.
 func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
-	return write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
+	ins := write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
+	if !rw.v.spec.IsLatest() {
+		return ins
+	}
+	b := batchOf(rw.v.spec.Name, gocql.UnloggedBatch, cl)
+	b.Entries = rw.rowWrites(cl, ttl, ts)
+	return b
+}
+
+// rowWrites are the statements that write this row, for a batch: its
+// insert and, for a latest-value view, the range delete of the key's rows
+// older than it, at the same timestamp. The newest item's insert thus
+// retires the ones before it, whatever order they arrive in; an older item
+// arriving late retires only older ones, and the newest stays first.
+func (rw row) rowWrites(cl gocql.Consistency, ttl int, ts int64) []Statement {
+	ins := write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
+	if !rw.v.spec.IsLatest() {
+		return []Statement{ins}
+	}
+	args := make([]any, 0, len(rw.key)+2)
+	args = append(append(append(args, ts), rw.key...), idToCQL(rw.v.idCQL, rw.id))
+	return []Statement{ins, write(rw.v.spec.Name, "delete", rw.v.stmts.prune, cl, args)}
 }
 
 // presenceWrite is the Statement writing this row's presence-index entry,

@@ -49,8 +49,11 @@ func build(b interface{ ToCql() (string, []string) }) stmt {
 
 // statements holds every statement one view needs, built once by New.
 type statements struct {
-	insert         stmt
-	delete         stmt
+	insert stmt
+	delete stmt
+	// prune deletes the rows of a latest-value view's key older than an
+	// ID (a range tombstone): the insert of its newest item comes with it.
+	prune          stmt
 	presenceInsert stmt
 	// selects[dir][lower][upper]
 	selects [2][3][2]stmt
@@ -71,6 +74,9 @@ func buildStatements(keyspace string, v schema.View, itemColumns []string, idInK
 		where = append(where, qb.Eq(v.ID.Name))
 	}
 	st.delete = build(qb.Delete(table).Where(where...).TimestampNamed(bindTS))
+	if v.IsLatest() {
+		st.prune = build(qb.Delete(table).Where(append(viewKeyEq(v), qb.LtNamed(v.ID.Name, bindHi))...).TimestampNamed(bindTS))
+	}
 
 	for dir := range 2 {
 		for lo := range 3 {
@@ -164,7 +170,7 @@ func bucketColumns(v schema.View) []string {
 // lint refuses any statement the library would send that the schema lint rejects
 // (ALLOW FILTERING above all): checked once, when the repository is built.
 func (st *statements) lint() error {
-	all := []stmt{st.insert, st.delete, st.presenceInsert, st.presence[0], st.presence[1]}
+	all := []stmt{st.insert, st.delete, st.prune, st.presenceInsert, st.presence[0], st.presence[1]}
 	for _, a := range st.selects {
 		for _, b := range a {
 			all = append(all, b[:]...)

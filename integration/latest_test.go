@@ -1,0 +1,164 @@
+package integration
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/internal/refmodel"
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// latestViews are the IoT views and latest_reading_by_sensor, the
+// latest-value view of readings_by_sensor.
+func latestViews() []schema.View {
+	views := refmodel.IoTViews()
+	src := views[slices.IndexFunc(views, func(v schema.View) bool { return v.Name == "readings_by_sensor" })]
+	return append(views, schema.View{Name: "latest_reading_by_sensor", LatestOf: src.Name, Key: src.Key,
+		ID: src.ID, Kind: src.Kind, Values: []schema.Column{{Name: "value", Type: "double"}, {Name: "unit", Type: "text"}}})
+}
+
+// TestLatestValueEqualsTheModel drives five sensors through random writes
+// out of time order (late and backfilled readings), edits, deletes (the
+// newest among them) and RetryOf retries, and checks after every round
+// that each sensor's latest value is the model's newest reading by its
+// own time, read in one request per key.
+func TestLatestValueEqualsTheModel(t *testing.T) {
+	c := cluster(t)
+	ks := newKeyspace(t)
+	s := connect(t, ks)
+	views := latestViews()
+	if err := schema.Apply(t.Context(), s, schema.Keyspace{Name: ks, Replication: map[string]int{c.Datacenter: 1}}, views); err != nil {
+		t.Fatal(err)
+	}
+	r, err := repo.Open[refmodel.Reading](t.Context(), s, ks, views, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := latestModel{stored: map[string]map[gocql.UUID]refmodel.Reading{}}
+	rng := rand.New(rand.NewPCG(29, 3))
+	keys := make([]repo.Key, 5)
+	for i := range keys {
+		keys[i] = repo.Key{fmt.Sprintf("sensor-%d", i)}
+	}
+	now := time.Now()
+	for round := range 30 {
+		for range 12 {
+			m.step(t, r, rng, now)
+		}
+		items, found, err := r.LatestValues(t.Context(), "latest_reading_by_sensor", keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range keys {
+			want, ok := m.newest(k[0].(string))
+			if found[i] != ok || ok && (items[i].ReadingID != want.ReadingID || items[i].Value != want.Value) {
+				t.Fatalf("round %d, %v: latest %v (found %v), want %v (found %v)", round, k, items[i], found[i], want, ok)
+			}
+		}
+	}
+	p, err := r.Read(t.Context(), repo.Query{View: "latest_reading_by_sensor", Key: keys[0], Limit: 1})
+	if err != nil || p.Stats.Queries != 1 {
+		t.Fatalf("a latest value took %d requests (%v), want 1", p.Stats.Queries, err)
+	}
+	// Each write retired the key's older rows: a partition holds the newest
+	// reading and the few written after it that are older than it (about
+	// ln n of n random arrivals), not every reading.
+	for _, k := range keys {
+		var n int
+		if err := s.Query(`SELECT COUNT(*) FROM latest_reading_by_sensor WHERE sensor_id = ?`, k[0]).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if held := len(m.stored[k[0].(string)]); n > 10 {
+			t.Errorf("%v: %d live rows in its latest-value partition (it holds %d readings), want a few", k, n, held)
+		}
+	}
+	t.Logf("model: %d puts, %d edits, %d deletes (%d of the newest), %d retries", m.puts, m.edits, m.deletes, m.newestDeletes, m.retries)
+}
+
+type latestModel struct {
+	stored                                       map[string]map[gocql.UUID]refmodel.Reading
+	puts, edits, deletes, newestDeletes, retries int
+}
+
+func (m *latestModel) newest(sensor string) (refmodel.Reading, bool) {
+	var best refmodel.Reading
+	ok := false
+	for _, rd := range m.stored[sensor] {
+		if !ok || (bucket.TimeUUID{}).Compare(bucket.ID(rd.ReadingID), bucket.ID(best.ReadingID)) > 0 {
+			best, ok = rd, true
+		}
+	}
+	return best, ok
+}
+
+// step makes one random change: mostly a reading (or three, by PutMany) at a
+// random time in the last two days (so most arrive after newer ones), else
+// an edit, a delete
+// (half the time of the newest), or a Put retried with its own timestamp.
+func (m *latestModel) step(t *testing.T, r *repo.Repo[refmodel.Reading], rng *rand.Rand, now time.Time) {
+	sensor := fmt.Sprintf("sensor-%d", rng.IntN(5))
+	if m.stored[sensor] == nil {
+		m.stored[sensor] = map[gocql.UUID]refmodel.Reading{}
+	}
+	held := m.stored[sensor]
+	var some refmodel.Reading
+	for _, rd := range held {
+		some = rd
+		break
+	}
+	switch n := rng.IntN(10); {
+	case n < 5 || len(held) == 0:
+		batch := make([]refmodel.Reading, 1+rng.IntN(2)*2) // one Put, or a PutMany of three
+		for i := range batch {
+			batch[i] = refmodel.Reading{SensorID: sensor, SiteID: "site", Value: float64(rng.IntN(1000)), Unit: "C",
+				ReadingID: gocql.UUIDFromTime(now.Add(-time.Duration(rng.Int64N(int64(48 * time.Hour)))))}
+		}
+		if len(batch) == 1 {
+			m.put(t, r, batch[0])
+		} else if err := r.PutMany(t.Context(), batch); err != nil {
+			t.Fatal(err)
+		}
+		for _, rd := range batch {
+			held[rd.ReadingID] = rd
+		}
+		m.puts += len(batch)
+	case n < 7:
+		some.Value += 0.5
+		m.put(t, r, some)
+		m.edits++
+	case n < 9:
+		if rng.IntN(2) == 0 {
+			some, _ = m.newest(sensor)
+			m.newestDeletes++
+		}
+		if err := r.Delete(t.Context(), &some); err != nil {
+			t.Fatal(err)
+		}
+		delete(held, some.ReadingID)
+		m.deletes++
+	default:
+		ts := time.Now().UnixMicro()
+		some.Value += 1
+		for range 2 { // the first attempt and its retry, with the same timestamp
+			if err := r.Put(t.Context(), &some, repo.WithTimestamp(ts)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		held[some.ReadingID] = some
+		m.retries++
+	}
+}
+
+func (m *latestModel) put(t *testing.T, r *repo.Repo[refmodel.Reading], rd refmodel.Reading) {
+	if err := r.Put(t.Context(), &rd); err != nil {
+		t.Fatal(err)
+	}
+	m.stored[rd.SensorID][rd.ReadingID] = rd
+}
