@@ -350,51 +350,17 @@ func (s *lane) grant(n int, parts []uint64) {
 
 func (s *lane) acquire(ctx context.Context, n int, parts []uint64) (*Permit, error) {
 	s.mu.Lock()
-	if s.waiters.Len() == 0 && s.fits(n) && s.partsFree(parts) {
-		s.grant(n, parts)
-		p := &Permit{s: s, n: n, parts: parts, start: s.now()}
-		s.report()
-		if s.obs != nil {
-			s.obs.AdmissionWait(s.name, 0, true)
-		}
+	if p := s.grantAtOnce(n, parts); p != nil {
 		s.mu.Unlock()
 		return p, nil
 	}
-	// The wait allowed: MaxQueueTime, or less if the deadline is nearer.
-	budget, reason := s.cfg.MaxQueueTime, ReasonQueueTime
 	start := s.now()
-	if dl, ok := ctx.Deadline(); ok {
-		if rem := dl.Sub(start); rem < budget {
-			budget, reason = rem, ReasonDeadline
-		}
-	}
-	var shed *OverloadError
-	switch {
-	case budget <= 0:
-		shed = s.overload("lane", s.limit, reason)
-	case s.queued+n > s.cfg.MaxQueue:
-		shed = s.overload("lane", s.limit, ReasonQueueFull)
-	case !s.partsQueueable(parts):
-		shed = s.overload("partition", s.partLimit(), ReasonPartition)
-	case s.predict(n) > budget:
-		shed = s.overload("lane", s.limit, ReasonPredicted)
-	}
-	if shed != nil {
-		if reason == ReasonDeadline && shed.Reason == ReasonDeadline {
-			shed.Cause = context.DeadlineExceeded
-		}
+	budget, reason := s.waitBudget(ctx, start)
+	if shed := s.shedOnArrival(n, parts, budget, reason); shed != nil {
 		s.mu.Unlock()
 		return nil, shed
 	}
-	w := &waiter{n: n, parts: parts, ready: make(chan struct{})}
-	w.elem = s.waiters.PushBack(w)
-	s.queued += n
-	for _, p := range parts {
-		s.partWait[p]++
-	}
-	// Waiters held back by their partitions alone do not hold this one.
-	s.dispatch()
-	s.report()
+	w := s.enqueue(n, parts)
 	s.mu.Unlock()
 
 	timer := time.NewTimer(budget)
@@ -407,10 +373,78 @@ func (s *lane) acquire(ctx context.Context, n int, parts []uint64) (*Permit, err
 	case <-ctx.Done():
 		cause = ctx.Err()
 	}
+	return nil, s.giveUp(w, start, reason, cause)
+}
+
+// grantAtOnce admits a call that queues behind nobody and fits, or returns
+// nil; lock held.
+func (s *lane) grantAtOnce(n int, parts []uint64) *Permit {
+	if s.waiters.Len() != 0 || !s.fits(n) || !s.partsFree(parts) {
+		return nil
+	}
+	s.grant(n, parts)
+	p := &Permit{s: s, n: n, parts: parts, start: s.now()}
+	s.report()
+	if s.obs != nil {
+		s.obs.AdmissionWait(s.name, 0, true)
+	}
+	return p
+}
+
+// waitBudget is the wait allowed from start: MaxQueueTime, or less if the
+// deadline is nearer, with the reason a call that runs out of it is shed.
+func (s *lane) waitBudget(ctx context.Context, start time.Time) (time.Duration, string) {
+	budget, reason := s.cfg.MaxQueueTime, ReasonQueueTime
+	if dl, ok := ctx.Deadline(); ok {
+		if rem := dl.Sub(start); rem < budget {
+			budget, reason = rem, ReasonDeadline
+		}
+	}
+	return budget, reason
+}
+
+// shedOnArrival is the refusal of a call that cannot be admitted within
+// budget, decided before it queues, or nil; lock held.
+func (s *lane) shedOnArrival(n int, parts []uint64, budget time.Duration, reason string) *OverloadError {
+	var shed *OverloadError
+	switch {
+	case budget <= 0:
+		shed = s.overload("lane", s.limit, reason)
+	case s.queued+n > s.cfg.MaxQueue:
+		shed = s.overload("lane", s.limit, ReasonQueueFull)
+	case !s.partsQueueable(parts):
+		shed = s.overload("partition", s.partLimit(), ReasonPartition)
+	case s.predict(n) > budget:
+		shed = s.overload("lane", s.limit, ReasonPredicted)
+	}
+	if shed != nil && reason == ReasonDeadline && shed.Reason == ReasonDeadline {
+		shed.Cause = context.DeadlineExceeded
+	}
+	return shed
+}
+
+// enqueue queues a waiter for n statements of parts; lock held.
+func (s *lane) enqueue(n int, parts []uint64) *waiter {
+	w := &waiter{n: n, parts: parts, ready: make(chan struct{})}
+	w.elem = s.waiters.PushBack(w)
+	s.queued += n
+	for _, p := range parts {
+		s.partWait[p]++
+	}
+	// Waiters held back by their partitions alone do not hold this one.
+	s.dispatch()
+	s.report()
+	return w
+}
+
+// giveUp takes a waiter whose wait ended (cause: its context's error, nil
+// when the budget ran out) out of the queue and returns its error. A
+// permit granted in the same instant is given back, so that a call that
+// returns an error holds nothing.
+func (s *lane) giveUp(w *waiter, start time.Time, reason string, cause error) error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if w.granted {
-		// Granted in the same instant: give it back, so that a call that
-		// returns an error holds nothing.
 		s.put(&Permit{n: w.n, parts: w.parts})
 	} else {
 		s.dequeue(w)
@@ -431,8 +465,7 @@ func (s *lane) acquire(ctx context.Context, n int, parts []uint64) (*Permit, err
 	}
 	s.dispatch()
 	s.report()
-	s.mu.Unlock()
-	return nil, err
+	return err
 }
 
 // admittedAfter is the Permit of a granted waiter; its hold starts now.
