@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+
+	"github.com/tsbucket/tsbucket/bucket"
 )
 
 // Latest-value views (schema.View.LatestOf) hold, per key, the item of
@@ -101,10 +103,10 @@ func (r *Repo[T]) restoreLatest(ctx context.Context, rw row, cfg writeConfig) er
 }
 
 // firstID is the ID of the first of items, read from v.
-func (r *Repo[T]) firstID(v *view, items []T) (id [16]byte, ok bool, err error) {
+func (r *Repo[T]) firstID(v *view, items []T) (id bucket.ID, ok bool, err error) {
 	if len(items) == 0 {
 		return id, false, nil
 	}
-	bid, err := idFromValue(v.spec.Kind, v.col(reflect.ValueOf(&items[0]).Elem(), v.idIdx))
-	return bid, err == nil, err
+	id, err = idFromValue(v.spec.Kind, v.col(reflect.ValueOf(&items[0]).Elem(), v.idIdx))
+	return id, err == nil, err
 }
