@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tsbucket/tsbucket/bench"
+	"github.com/tsbucket/tsbucket/internal/provision"
+)
+
+// iotOnly is the -only value of the IoT benchmark (issue 29): hourly
+// aggregates of a month of one device and the latest reading of many
+// devices. It runs alone: out/iot.json and the tables on stdout.
+const iotOnly = "iot"
+
+// runIoT runs bench.RunIoT on cl and releases cl.
+func runIoT(ctx context.Context, o options, cl *provision.Cluster, stdout, stderr io.Writer) error {
+	cfg := bench.IoTConfig{}
+	if o.quick {
+		cfg = bench.QuickIoT()
+	}
+	cfg.Hosts, cfg.Datacenter, cfg.Keep, cfg.Log = cl.Hosts, cl.Datacenter, o.keep, stderr
+	if o.rounds > 0 {
+		cfg.Rounds = o.rounds
+	}
+	rep, err := bench.RunIoT(ctx, cfg)
+	if err := errors.Join(err, cl.Close()); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, "iot.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, rep.Markdown())
+	return err
+}
