@@ -93,6 +93,15 @@ bench-overload:
 	scripts/ensure-deps.sh
 	$(GO) run ./bench/cmd/tsbucket-bench -only overload $(BENCHFLAGS)
 
+# IoT reads (BENCHMARKS.md, "IoT: aggregates and latest values"): hourly
+# aggregates of 30 days of one device at one reading per 10 s, by a
+# hand-written page loop and by package aggregate; the latest reading of
+# 1,000 devices by a latest-value view and by a walk per device.
+.PHONY: bench-iot
+bench-iot:
+	scripts/ensure-deps.sh
+	$(GO) run ./bench/cmd/tsbucket-bench -only iot $(BENCHFLAGS)
+
 # Beyond the memtable (BENCHMARKS.md, "Scale run"): the chat views loaded with
 # SCALE_SIZES messages one after another on one local node (Zipf-skewed
 # channels, 2% deleted, flushed with nodetool, TWCS compacting), tsbucket's
