@@ -32,7 +32,27 @@ func OverloadChart(r OverloadReport) ([]byte, error) {
 		s.Calm, s.Multiple, s.BurstSeconds, s.Calm, r.Capacity, s.DeadlineMs), colorInk)
 	c.text(chartMargin, 38, fmt.Sprintf("%s  |  %s, %d CPUs  |  %s  |  RELIABILITY.md", r.Started.Format("2006-01-02"),
 		orUnknown(r.Machine.CPU), r.Machine.CPUs, orUnknown(r.Machine.Server)), colorOther)
-	colors := []color.Color{colorTS, colorBase}
+	plot := image.Rect(ovLeft, chartTop+30, ovW-ovRight, chartTop+ovPanelH-30)
+	c.goodputPanel(plot, r)
+	c.latencyPanel(plot.Add(image.Pt(0, ovPanelH)), r)
+	for i, x := range r.Sides {
+		lx := chartMargin + 300*i
+		c.fill(image.Rect(lx, h-20, lx+10, h-10), overloadColors[i%2])
+		c.text(lx+16, h-10, x.Side, colorInk)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, c.img); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// overloadColors are the sides' colors: tsbucket's, then the baseline's.
+var overloadColors = []color.Color{colorTS, colorBase}
+
+// goodputPanel draws the calls answered per second of each side, over the
+// offered rate in grey.
+func (c canvas) goodputPanel(plot image.Rectangle, r OverloadReport) {
 	n := len(r.Sides[0].Timeline)
 	top := 0.0
 	for _, x := range r.Sides {
@@ -40,18 +60,22 @@ func OverloadChart(r OverloadReport) ([]byte, error) {
 			top = max(top, float64(sec.Offered), float64(sec.OK))
 		}
 	}
-	plot := image.Rect(ovLeft, chartTop+30, ovW-ovRight, chartTop+ovPanelH-30)
-	c.text(chartMargin, chartTop+16, "calls answered within the deadline per second (grey: offered)", colorInk)
+	c.text(chartMargin, plot.Min.Y-14, "calls answered within the deadline per second (grey: offered)", colorInk)
 	scale := niceCeil(top * 1.05)
 	c.axis(plot, scale)
-	c.phases(plot, s, n)
+	c.phases(plot, r.Settings, n)
 	y := func(v float64) int { return plot.Max.Y - int(math.Round(v/scale*float64(plot.Dy()))) }
 	c.series(plot, n, r.Sides[0].Timeline, func(sec Second) (float64, bool) { return float64(sec.Offered), true }, y, colorOther)
 	for i, x := range r.Sides {
-		c.series(plot, n, x.Timeline, func(sec Second) (float64, bool) { return float64(sec.OK), true }, y, colors[i%2])
+		c.series(plot, n, x.Timeline, func(sec Second) (float64, bool) { return float64(sec.OK), true }, y, overloadColors[i%2])
 	}
-	plot2 := plot.Add(image.Pt(0, ovPanelH))
-	c.text(chartMargin, chartTop+ovPanelH+16, "p99 latency of the calls answered, by arrival second (ms, log scale)", colorInk)
+}
+
+// latencyPanel draws the p99 of the calls answered in each arrival second
+// of each side, on a log scale from 0.1 ms.
+func (c canvas) latencyPanel(plot image.Rectangle, r OverloadReport) {
+	n := len(r.Sides[0].Timeline)
+	c.text(chartMargin, plot.Min.Y-14, "p99 latency of the calls answered, by arrival second (ms, log scale)", colorInk)
 	hi := 1.0
 	for _, x := range r.Sides {
 		for _, sec := range x.Timeline {
@@ -61,30 +85,20 @@ func OverloadChart(r OverloadReport) ([]byte, error) {
 	decades := math.Ceil(math.Log10(hi)) + 1 // from 0.1 ms
 	ly := func(v float64) int {
 		v = max(v, 0.1)
-		return plot2.Max.Y - int(math.Round((math.Log10(v)+1)/decades*float64(plot2.Dy())))
+		return plot.Max.Y - int(math.Round((math.Log10(v)+1)/decades*float64(plot.Dy())))
 	}
 	for k := 0; k <= int(decades); k++ {
 		v := math.Pow(10, float64(k-1))
 		yy := ly(v)
-		c.fill(image.Rect(plot2.Min.X, yy, plot2.Max.X, yy+1), colorGrid)
+		c.fill(image.Rect(plot.Min.X, yy, plot.Max.X, yy+1), colorGrid)
 		label := num(v)
-		c.text(plot2.Min.X-6-len(label)*charW, yy+4, label, colorOther)
+		c.text(plot.Min.X-6-len(label)*charW, yy+4, label, colorOther)
 	}
-	c.phases(plot2, s, n)
+	c.phases(plot, r.Settings, n)
 	for i, x := range r.Sides {
 		// A second that answered nothing has no p99: a gap in the line.
-		c.series(plot2, n, x.Timeline, func(sec Second) (float64, bool) { return sec.P99Ms, sec.OK > 0 }, ly, colors[i%2])
+		c.series(plot, n, x.Timeline, func(sec Second) (float64, bool) { return sec.P99Ms, sec.OK > 0 }, ly, overloadColors[i%2])
 	}
-	for i, x := range r.Sides {
-		lx := chartMargin + 300*i
-		c.fill(image.Rect(lx, h-20, lx+10, h-10), colors[i%2])
-		c.text(lx+16, h-10, x.Side, colorInk)
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, c.img); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // phases marks where the burst starts and ends, and labels the seconds.

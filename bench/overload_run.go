@@ -202,16 +202,33 @@ func RunOverload(ctx context.Context, cfg OverloadConfig) (OverloadReport, error
 		return rep, err
 	}
 	rep.Machine.Server = serverVersionOf(ctx, o.load)
-	for _, s := range o.sides { // the JVM's and the driver's warm-up
-		if _, err := o.closedLoad(ctx, cfg.CapacityWorkers, cfg.Warm, func(ctx context.Context) (uint8, bool, error) {
-			return o.mixed(ctx, s, int64(cfg.Channels), mixedChannel)
-		}); err != nil {
+	capOf, err := o.capacity(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Capacity = max(capOf[nameAdmission], capOf[namePlain])
+	steps := []func(context.Context, *OverloadReport, map[string]float64) error{o.bursts, o.hotPartitions, o.verifyWrites}
+	for _, step := range steps {
+		if err := step(ctx, &rep, capOf); err != nil {
 			return rep, err
 		}
 	}
-	// Capacity: the most calls a side answered in a closed loop, with
-	// CapacityWorkers callers and with 4 times as many (64 callers at a few
-	// milliseconds each can be too few to saturate the node).
+	return rep, nil
+}
+
+// capacity warms both sides up (the JVM's and the driver's warm-up), then
+// measures each side's capacity: the most calls it answered in a closed
+// loop, with CapacityWorkers callers and with 4 times as many (64 callers
+// at a few milliseconds each can be too few to saturate the node).
+func (o *overload) capacity(ctx context.Context) (map[string]float64, error) {
+	cfg := o.cfg
+	for _, s := range o.sides {
+		if _, err := o.closedLoad(ctx, cfg.CapacityWorkers, cfg.Warm, func(ctx context.Context) (uint8, bool, error) {
+			return o.mixed(ctx, s, int64(cfg.Channels), mixedChannel)
+		}); err != nil {
+			return nil, err
+		}
+	}
 	capOf := map[string]float64{}
 	for _, workers := range []int{cfg.CapacityWorkers, 4 * cfg.CapacityWorkers} {
 		for _, s := range o.sides {
@@ -219,21 +236,26 @@ func RunOverload(ctx context.Context, cfg OverloadConfig) (OverloadReport, error
 				return o.mixed(ctx, s, int64(cfg.Channels), mixedChannel)
 			})
 			if err != nil {
-				return rep, err
+				return nil, err
 			}
 			got := float64(countOf(calls, outOK)) / cfg.CapacityTime.Seconds()
 			capOf[s.name] = max(capOf[s.name], got)
 			o.logf("%s: %.0f calls/s with %d closed-loop callers", s.name, got, workers)
 		}
 	}
-	rep.Capacity = max(capOf[nameAdmission], capOf[namePlain])
+	return capOf, nil
+}
+
+// bursts runs the open-loop schedule (calm, burst, calm) against each side.
+func (o *overload) bursts(ctx context.Context, rep *OverloadReport, capOf map[string]float64) error {
+	cfg := o.cfg
 	sc := schedule{{cfg.Calm * rep.Capacity, cfg.Before}, {cfg.Multiple * rep.Capacity, cfg.Burst}, {cfg.Calm * rep.Capacity, cfg.After}}
 	for _, s := range o.sides {
 		o.logf("%s: open loop %.0f/s for %v, %.0f/s for %v, %.0f/s for %v", s.name,
 			sc[0].rate, cfg.Before, sc[1].rate, cfg.Burst, sc[2].rate, cfg.After)
 		calls, dropped, err := o.openLoad(ctx, s, sc)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		res := summarizeOverload(cfg, s.name, capOf[s.name], rep.Capacity, calls, dropped)
 		o.logf("%s: goodput %.0f/s (%.0f%% of capacity), p99 %.1f ms (%.1fx unloaded), %d shed (p99 %.2f ms to fail), recovery %.0f s",
@@ -241,24 +263,34 @@ func RunOverload(ctx context.Context, cfg OverloadConfig) (OverloadReport, error
 		rep.Sides = append(rep.Sides, res)
 		time.Sleep(5 * time.Second) // let the node drain what the side left queued
 	}
+	return nil
+}
+
+// hotPartitions runs the hot-partition scenario against each side.
+func (o *overload) hotPartitions(ctx context.Context, rep *OverloadReport, _ map[string]float64) error {
 	for _, s := range o.sides {
 		h, err := o.hot(ctx, s)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		o.logf("%s: hot partition: others' p99 %.1f ms alone, %.1f ms beside %d hot callers (%.2fx)",
-			s.name, h.OthersAloneP99Ms, h.OthersHotP99Ms, cfg.HotCallers, h.Ratio)
+			s.name, h.OthersAloneP99Ms, h.OthersHotP99Ms, o.cfg.HotCallers, h.Ratio)
 		rep.Hot = append(rep.Hot, h)
 	}
+	return nil
+}
+
+// verifyWrites reads back every write each side acknowledged.
+func (o *overload) verifyWrites(ctx context.Context, rep *OverloadReport, _ map[string]float64) error {
 	for i, s := range o.sides {
 		acked, lost, err := o.verify(ctx, s)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		rep.Sides[i].AckedWrites, rep.Sides[i].LostWrites = acked, lost
 		o.logf("%s: %d acknowledged writes, %d not found", s.name, acked, lost)
 	}
-	return rep, nil
+	return nil
 }
 
 func serverVersionOf(ctx context.Context, s *gocql.Session) string {
