@@ -45,8 +45,11 @@ func (w *walk[T]) visitListed(ctx context.Context, buckets []bucket.Bucket, h *h
 			break
 		}
 		next := buckets[len(buckets)-1] + w.step()
-		if w.q.Direction == NewestFirst && next > w.indexStart() || w.q.Direction == OldestFirst && next < w.indexStart() {
-			break // the last listed bucket was the scheme's end
+		if w.pastIndexRange(next) {
+			// The last listed bucket was the end of the range (or of the
+			// scheme): listing again from beyond it would swap the bounds
+			// and list that bucket again, read twice.
+			break
 		}
 		bs, err := w.countedPresence(ctx, next, w.indexEnd())
 		if err != nil {
@@ -81,6 +84,15 @@ func (w *walk[T]) visitPage(ctx context.Context, buckets []bucket.Bucket, h *hea
 		}
 	}
 	return false, nil
+}
+
+// pastIndexRange reports whether b lies beyond the listing's range in walk
+// order, or wrapped around the scheme's end (next of the last bucket).
+func (w *walk[T]) pastIndexRange(b bucket.Bucket) bool {
+	if w.q.Direction == NewestFirst {
+		return b > w.indexStart() || b < w.indexEnd()
+	}
+	return b < w.indexStart() || b > w.indexEnd()
 }
 
 // takeHead takes the rows of a head read done alongside the index, once.
