@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/tsbucket/tsbucket/bench"
 	"github.com/tsbucket/tsbucket/internal/provision"
@@ -31,14 +28,7 @@ func runIoT(ctx context.Context, o options, cl *provision.Cluster, stdout, stder
 	if err := errors.Join(err, cl.Close()); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "iot.json"), append(js, '\n'), 0o644); err != nil {
+	if err := writeJSON(o.out, "iot.json", rep); err != nil {
 		return err
 	}
 	_, err = io.WriteString(stdout, rep.Markdown())

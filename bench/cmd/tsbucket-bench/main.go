@@ -14,7 +14,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -206,14 +205,7 @@ func writeHeapProfile(path string) error {
 
 // write stores the JSON and the chart, and refreshes the markdown file.
 func write(o options, rep bench.Report) error {
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "results.json"), append(js, '\n'), 0o644); err != nil {
+	if err := writeJSON(o.out, "results.json", rep); err != nil {
 		return err
 	}
 	png, err := bench.Chart(rep)

@@ -33,14 +33,7 @@ func runOverload(ctx context.Context, o options, cl *provision.Cluster, stdout, 
 	if err := errors.Join(err, cl.Close()); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "overload.json"), append(js, '\n'), 0o644); err != nil {
+	if err := writeJSON(o.out, "overload.json", rep); err != nil {
 		return err
 	}
 	png, err := bench.OverloadChart(rep)

@@ -100,14 +100,19 @@ func commandLine(args []string) string {
 // writeScaleReport writes rep to dir as scale.json, or scale-rfN.json at
 // RF N > 1.
 func writeScaleReport(dir string, rep bench.ScaleReport) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	name := scaleFiles[0]
 	if rep.Settings.RF > 1 {
 		name = fmt.Sprintf("scale-rf%d.json", rep.Settings.RF)
 	}
-	js, err := json.MarshalIndent(rep, "", "  ")
+	return writeJSON(dir, name, rep)
+}
+
+// writeJSON writes v, indented, to dir/name, making dir if need be.
+func writeJSON(dir, name string, v any) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/tsbucket/tsbucket/bench"
 	"github.com/tsbucket/tsbucket/internal/provision"
@@ -34,14 +31,7 @@ func runShards(ctx context.Context, o options, cl *provision.Cluster, stdout, st
 	if err := errors.Join(err, cl.Close()); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "hotshard.json"), append(js, '\n'), 0o644); err != nil {
+	if err := writeJSON(o.out, "hotshard.json", rep); err != nil {
 		return err
 	}
 	_, err = io.WriteString(stdout, rep.Markdown())
