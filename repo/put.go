@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -44,8 +45,14 @@ func WithWriteConsistency(cl gocql.Consistency) WriteOption {
 
 func (r *Repo[T]) writeConfig(opts []WriteOption) (writeConfig, error) {
 	var c writeConfig
-	for _, o := range opts {
-		o(&c)
+	if len(opts) > 0 {
+		// The options take a pointer: applied to a copy, only a call with
+		// options pays for the configuration on the heap.
+		p := new(writeConfig)
+		for _, o := range opts {
+			o(p)
+		}
+		c = *p
 	}
 	if c.hasTTL {
 		if err := r.checkWriteTTL(c.ttl); err != nil {
@@ -119,16 +126,35 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if r.opts.Write.Atomic {
 		return r.putAtomic(sctx, rows, cfg)
 	}
-	errs := make([]error, len(rows))
-	var wg sync.WaitGroup
+	f := newFanout(len(rows))
 	last := len(rows) - 1
 	for i := range rows[:last] {
-		wg.Go(func() { errs[i] = r.writeRow(sctx, rows[i], cfg) })
+		f.wg.Go(func() { f.errs[i] = r.writeRow(sctx, rows[i], cfg) })
 	}
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
-	errs[last] = r.writeRow(sctx, rows[last], cfg)
-	wg.Wait()
-	return r.fanoutResult(rows, errs, cfg.timestamp)
+	f.errs[last] = r.writeRow(sctx, rows[last], cfg)
+	f.wg.Wait()
+	return r.fanoutResult(rows, f.errs, cfg.timestamp)
+}
+
+// fanout is what the goroutines of one Put share: their WaitGroup and
+// their errors, in one allocation for up to fanoutInline views.
+type fanout struct {
+	wg     sync.WaitGroup
+	errs   []error
+	inline [fanoutInline]error
+}
+
+const fanoutInline = 4
+
+func newFanout(n int) *fanout {
+	f := &fanout{}
+	if n <= fanoutInline {
+		f.errs = f.inline[:n]
+	} else {
+		f.errs = make([]error, n)
+	}
+	return f
 }
 
 // sending is the context a write sends under once it begins (issue 23): the
@@ -201,12 +227,28 @@ func aheadText(at, now time.Time) string {
 // the index would be invisible to index-driven reads.
 func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	ttl, _ := cfg.ttlOf(rw.v)
-	entry, due := r.entryDue(rw, cfg)
+	var err error
+	if r.entryNeeded(rw, cfg) {
+		err = r.writeRowAndEntry(ctx, rw, cfg, ttl)
+	} else {
+		err = r.exec(ctx, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+	}
+	if err != nil {
+		return err
+	}
+	r.countWrite(ctx, rw, 1, rw.bytes)
+	return nil
+}
+
+// writeRowAndEntry writes rw and its presence entry at once, and remembers
+// the entry when both succeeded. Apart from writeRow, so that the row
+// alone (once per process a key's bucket has its entry: nearly every
+// write) does not pay for the goroutine's captures on the heap.
+func (r *Repo[T]) writeRowAndEntry(ctx context.Context, rw row, cfg writeConfig, ttl int) error {
+	entry := r.entry(rw, cfg)
 	var perr error
 	var wg sync.WaitGroup
-	if due {
-		wg.Go(func() { perr = r.exec(ctx, entry.stmt) })
-	}
+	wg.Go(func() { perr = r.exec(ctx, entry.stmt) })
 	err := r.exec(ctx, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
 	wg.Wait()
 	if err == nil && perr != nil {
@@ -215,10 +257,7 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	if err != nil {
 		return err
 	}
-	if due {
-		r.entryWritten(entry)
-	}
-	r.countWrite(ctx, rw, 1, rw.bytes)
+	r.entryWritten(entry)
 	return nil
 }
 
@@ -242,6 +281,9 @@ func (r *Repo[T]) countWrite(ctx context.Context, rw row, n, bytes int) {
 // fanoutResult turns the errors of rows (errs[i] of rows[i]) into nil or
 // a *PutError.
 func (r *Repo[T]) fanoutResult(rows []row, errs []error, ts int64) error {
+	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
+		return nil // newPutError's answer without the results
+	}
 	results := make([]viewResult, len(rows))
 	for i, rw := range rows {
 		results[i] = viewResult{view: rw.v.spec.Name, err: errs[i]}
