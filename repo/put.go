@@ -22,6 +22,7 @@ type writeConfig struct {
 	now         int64     // Unix seconds, for presence-entry lifetimes
 	clock       time.Time // the repository clock when the write began
 	retry       bool      // a RetryOf retry of a call that may have been applied
+	tsArg       any       // timestamp, boxed once for the binds of every row
 }
 
 // WithTTL sets the TTL of this write: whole seconds, 0 meaning no expiry. It may
@@ -68,6 +69,7 @@ func (r *Repo[T]) writeConfig(opts []WriteOption) (writeConfig, error) {
 	if c.timestamp == 0 {
 		c.timestamp = now.UnixMicro()
 	}
+	c.tsArg = c.timestamp
 	c.consistency = r.consistency(c.consistency)
 	return c, r.checkExpiry(c)
 }
@@ -231,7 +233,7 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	if r.entryNeeded(rw, cfg) {
 		err = r.writeRowAndEntry(ctx, rw, cfg, ttl)
 	} else {
-		err = r.exec(ctx, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+		err = r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
 	}
 	if err != nil {
 		return err
@@ -249,7 +251,7 @@ func (r *Repo[T]) writeRowAndEntry(ctx context.Context, rw row, cfg writeConfig,
 	var perr error
 	var wg sync.WaitGroup
 	wg.Go(func() { perr = r.exec(ctx, entry.stmt) })
-	err := r.exec(ctx, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+	err := r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
 	wg.Wait()
 	if err == nil && perr != nil {
 		err = fmt.Errorf("presence index: %w", perr)
@@ -297,7 +299,7 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 	var entries []entryWrite
 	for _, rw := range rows {
 		ttl, _ := cfg.ttlOf(rw.v)
-		b.Entries = append(b.Entries, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+		b.Entries = append(b.Entries, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
 		if e, due := r.entryDue(rw, cfg); due {
 			b.Entries = append(b.Entries, e.stmt)
 			entries = append(entries, e)

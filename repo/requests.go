@@ -1,6 +1,8 @@
 package repo
 
 import (
+	"reflect"
+
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/bucket"
@@ -68,6 +70,12 @@ func (v *view) indexListing(key Key, dir Direction, lo, hi bucket.Bucket, limit 
 // insertWrite is the Statement writing this row with a TTL of ttl seconds
 // at timestamp ts.
 func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
+	return rw.insertBound(cl, ttl, ts)
+}
+
+// insertBound is insertWrite with the timestamp as bound: an int64, or an
+// int64 boxed once for every row of a call (writeConfig.tsArg).
+func (rw row) insertBound(cl gocql.Consistency, ttl int, ts any) Statement {
 	return write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
 }
 
@@ -101,14 +109,20 @@ func write(table, op string, st stmt, cl gocql.Consistency, args []any) Statemen
 	return Statement{Table: table, Op: op, CQL: st.cql, Names: st.names, Args: args, Consistency: cl}
 }
 
-// insertArgs binds the view's insert statement for this row.
-func (rw row) insertArgs(ttl int, ts int64) []any {
+// insertArgs binds the view's insert statement for this row, at timestamp
+// ts (an int64).
+func (rw row) insertArgs(ttl int, ts any) []any {
 	names := rw.v.stmts.insert.names
 	args := make([]any, len(names))
 	for i, name := range names {
 		switch {
 		case i < len(rw.v.columns):
-			if f := rw.v.col(rw.item, i); f.IsValid() {
+			f := rw.v.col(rw.item, i)
+			switch {
+			case !f.IsValid():
+			case i < len(rw.key) && f.Kind() != reflect.Pointer && f.Kind() != reflect.Interface:
+				args[i] = rw.key[i] // the same value, boxed once by rowOf
+			default:
 				args[i] = f.Interface()
 			}
 		case name == bindTTL:
