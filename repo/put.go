@@ -131,20 +131,42 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	f := newFanout(len(rows))
 	last := len(rows) - 1
 	for i := range rows[:last] {
-		f.wg.Go(func() { f.errs[i] = r.writeRow(sctx, rows[i], cfg) })
+		if r.entryNeeded(rows[i], cfg) {
+			f.wg.Go(func() { f.errs[i] = r.writeRow(sctx, rows[i], cfg) })
+			continue
+		}
+		// A row alone (nearly every write: its bucket has its entry) is
+		// bound here and its goroutine only sends it, and its writes are
+		// counted below: a new goroutine's stack is small, and the frames
+		// of writeRow and its copies of the row and configuration made
+		// most of them grow (copy) it once in the driver's routing-key
+		// marshalling.
+		ttl, _ := cfg.ttlOf(rows[i].v)
+		f.stmts[i], f.alone[i] = rows[i].insertBound(cfg.consistency, ttl, cfg.tsArg), true
+		f.wg.Go(func() { f.errs[i] = r.exec(sctx, f.stmts[i]) })
 	}
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
 	f.errs[last] = r.writeRow(sctx, rows[last], cfg)
 	f.wg.Wait()
+	for i, rw := range rows[:last] {
+		if f.alone[i] && f.errs[i] == nil {
+			r.countWrite(sctx, rw, 1, rw.bytes)
+		}
+	}
 	return r.fanoutResult(rows, f.errs, cfg.timestamp)
 }
 
-// fanout is what the goroutines of one Put share: their WaitGroup and
-// their errors, in one allocation for up to fanoutInline views.
+// fanout is what the goroutines of one Put share: their WaitGroup, their
+// errors and the inserts sent alone (alone[i]: stmts[i] is row i's), in
+// one allocation for up to fanoutInline views.
 type fanout struct {
-	wg     sync.WaitGroup
-	errs   []error
-	inline [fanoutInline]error
+	wg      sync.WaitGroup
+	errs    []error
+	stmts   []Statement
+	alone   []bool
+	inErrs  [fanoutInline]error
+	inStmts [fanoutInline]Statement
+	inAlone [fanoutInline]bool
 }
 
 const fanoutInline = 4
@@ -152,9 +174,9 @@ const fanoutInline = 4
 func newFanout(n int) *fanout {
 	f := &fanout{}
 	if n <= fanoutInline {
-		f.errs = f.inline[:n]
+		f.errs, f.stmts, f.alone = f.inErrs[:n], f.inStmts[:n], f.inAlone[:n]
 	} else {
-		f.errs = make([]error, n)
+		f.errs, f.stmts, f.alone = make([]error, n), make([]Statement, n), make([]bool, n)
 	}
 	return f
 }
