@@ -76,6 +76,28 @@ func (a *admitted) done() {
 
 type admittedKey struct{}
 
+// exec sends s, a statement of a's operation, through next (the executor
+// behind admission), and marks a failed when it fails.
+func (a *admitted) exec(ctx context.Context, next Executor, s *Statement) error {
+	err := next.Exec(ctx, *s)
+	if failed(err) {
+		a.failed.Store(true)
+	}
+	return err
+}
+
+// send sends s, a write of the operation ctx holds a write permit for: past
+// admittedExecutor's frame when it is the executor (Put's fan-out
+// goroutines, whose stacks it would make grow), else through r.exec.
+func (r *Repo[T]) send(ctx context.Context, s *Statement) error {
+	if e, ok := r.executor.(*admittedExecutor); ok {
+		if a := admittedOf(ctx); a.holds(admission.Write) {
+			return a.exec(ctx, e.next, s)
+		}
+	}
+	return r.exec(ctx, *s)
+}
+
 func admittedOf(ctx context.Context) *admitted {
 	a, _ := ctx.Value(admittedKey{}).(*admitted)
 	return a
@@ -216,11 +238,7 @@ func failed(err error) bool { return err != nil && !errors.Is(err, context.Cance
 
 func (e *admittedExecutor) Exec(ctx context.Context, s Statement) error {
 	if a := admittedOf(ctx); a.holds(admission.Write) {
-		err := e.next.Exec(ctx, s)
-		if failed(err) {
-			a.failed.Store(true)
-		}
-		return err
+		return a.exec(ctx, e.next, &s)
 	}
 	p, err := e.limiter.Acquire(ctx, admission.Write, 1)
 	if err != nil {

@@ -143,7 +143,7 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 		// marshalling.
 		ttl, _ := cfg.ttlOf(rows[i].v)
 		f.stmts[i], f.alone[i] = rows[i].insertBound(cfg.consistency, ttl, cfg.tsArg), true
-		f.wg.Go(func() { f.errs[i] = r.exec(sctx, f.stmts[i]) })
+		f.wg.Go(func() { f.errs[i] = r.send(sctx, &f.stmts[i]) })
 	}
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
 	f.errs[last] = r.writeRow(sctx, rows[last], cfg)
