@@ -143,7 +143,8 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 		// marshalling.
 		ttl, _ := cfg.ttlOf(rows[i].v)
 		f.stmts[i], f.alone[i] = rows[i].insertBound(cfg.consistency, ttl, cfg.tsArg), true
-		f.wg.Go(func() { f.errs[i] = r.send(sctx, &f.stmts[i]) })
+		f.wg.Add(1)
+		go r.sendAlone(sctx, f, i) // not wg.Go: its wrapper would be one more allocation
 	}
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
 	f.errs[last] = r.writeRow(sctx, rows[last], cfg)
@@ -154,6 +155,12 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 		}
 	}
 	return r.fanoutResult(rows, f.errs, cfg.timestamp)
+}
+
+// sendAlone sends f's statement i and records its error.
+func (r *Repo[T]) sendAlone(ctx context.Context, f *fanout, i int) {
+	defer f.wg.Done()
+	f.errs[i] = r.send(ctx, &f.stmts[i])
 }
 
 // fanout is what the goroutines of one Put share: their WaitGroup, their
