@@ -79,7 +79,12 @@ type admittedKey struct{}
 // exec sends s, a statement of a's operation, through next (the executor
 // behind admission), and marks a failed when it fails.
 func (a *admitted) exec(ctx context.Context, next Executor, s *Statement) error {
-	err := next.Exec(ctx, *s)
+	var err error
+	if g, ok := next.(*gocqlExecutor); ok { // the default: s stays where it is
+		err = g.exec(ctx, s)
+	} else {
+		err = execCopy(ctx, next, s)
+	}
 	if failed(err) {
 		a.failed.Store(true)
 	}
@@ -95,8 +100,14 @@ func (r *Repo[T]) send(ctx context.Context, s *Statement) error {
 			return a.exec(ctx, e.next, s)
 		}
 	}
-	return r.exec(ctx, *s)
+	return execCopy(ctx, r.executor, s)
 }
+
+// execCopy runs *s through e: apart, so that only this frame holds the
+// copy of s an Executor takes.
+//
+//go:noinline
+func execCopy(ctx context.Context, e Executor, s *Statement) error { return e.Exec(ctx, *s) }
 
 func admittedOf(ctx context.Context) *admitted {
 	a, _ := ctx.Value(admittedKey{}).(*admitted)

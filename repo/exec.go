@@ -68,11 +68,16 @@ type gocqlExecutor struct {
 	mapper  *reflectx.Mapper
 }
 
-func (e *gocqlExecutor) Exec(ctx context.Context, s Statement) error {
+func (e *gocqlExecutor) Exec(ctx context.Context, s Statement) error { return e.exec(ctx, &s) }
+
+// exec is Exec with s by pointer, for the callers that hold one (Put's
+// fan-out goroutines, through admitted.exec): a copy of s in every frame
+// between them and the driver made their stacks grow.
+func (e *gocqlExecutor) exec(ctx context.Context, s *Statement) error {
 	if len(s.Entries) > 0 {
-		return e.batch(ctx, &s)
+		return e.batch(ctx, s)
 	}
-	q := e.query(ctx, &s)
+	q := e.query(ctx, s)
 	if m := e.metrics; m != nil {
 		q = q.Observer(m.Statement(s.Table, s.Op, s.Consistency))
 	}
