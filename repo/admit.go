@@ -31,10 +31,33 @@ import (
 // admitted marks a context whose operation holds a permit: its statements
 // are not admitted again, and their failures reach the permit's release
 // (the adaptive limit backs off on them).
+//
+// The mark is itself the operation's context: the caller's, with the mark
+// as the value of admittedKey (what context.WithValue would make, without
+// a second allocation). It holds the partitions of a small operation too,
+// which the permit keeps until it is released.
 type admitted struct {
-	lanes  uint8 // bit 1<<lane for each lane held
-	failed atomic.Bool
-	permit *admission.Permit // this operation's; nil in an outer one's mark
+	context.Context       // the caller's
+	lanes           uint8 // bit 1<<lane for each lane held
+	failed          atomic.Bool
+	permit          *admission.Permit // this operation's; nil in an outer one's mark
+	inline          [4]uint64         // backs parts for up to 4 partitions
+}
+
+// Value is the mark for admittedKey, else the caller's context's value.
+func (a *admitted) Value(key any) any {
+	if key == (admittedKey{}) {
+		return a
+	}
+	return a.Context.Value(key)
+}
+
+// parts is a slice of n partitions to fill, backed by the mark when they fit.
+func (a *admitted) parts(n int) []uint64 {
+	if n <= len(a.inline) {
+		return a.inline[:n]
+	}
+	return make([]uint64, n)
 }
 
 // done releases the operation's permit, telling the limiter whether one of
@@ -53,6 +76,39 @@ func (a *admitted) done() {
 
 type admittedKey struct{}
 
+// exec sends s, a statement of a's operation, through next (the executor
+// behind admission), and marks a failed when it fails.
+func (a *admitted) exec(ctx context.Context, next Executor, s *Statement) error {
+	var err error
+	if g, ok := next.(*gocqlExecutor); ok { // the default: s stays where it is
+		err = g.exec(ctx, s)
+	} else {
+		err = execCopy(ctx, next, s)
+	}
+	if failed(err) {
+		a.failed.Store(true)
+	}
+	return err
+}
+
+// send sends s, a write of the operation ctx holds a write permit for: past
+// admittedExecutor's frame when it is the executor (Put's fan-out
+// goroutines, whose stacks it would make grow), else through r.exec.
+func (r *Repo[T]) send(ctx context.Context, s *Statement) error {
+	if e, ok := r.executor.(*admittedExecutor); ok {
+		if a := admittedOf(ctx); a.holds(admission.Write) {
+			return a.exec(ctx, e.next, s)
+		}
+	}
+	return execCopy(ctx, r.executor, s)
+}
+
+// execCopy runs *s through e: apart, so that only this frame holds the
+// copy of s an Executor takes.
+//
+//go:noinline
+func execCopy(ctx context.Context, e Executor, s *Statement) error { return e.Exec(ctx, *s) }
+
 func admittedOf(ctx context.Context) *admitted {
 	a, _ := ctx.Value(admittedKey{}).(*admitted)
 	return a
@@ -64,26 +120,34 @@ func (a *admitted) holds(ln admission.Lane) bool { return a != nil && a.lanes&(1
 // failed (other than by a cancel).
 var errStatementFailed = errors.New("repo: a statement of the operation failed")
 
-// admit acquires n statements of lane ln for the operation of ctx, with
-// the partitions parts; the returned mark's done releases them and must be
-// deferred once admit returns (it is nil-safe). A context whose operation
-// already holds the lane is returned as it is, with a nil mark (a Delete
-// that looks its item up and deletes in two rounds is admitted once, for
-// all its rows).
-func (r *Repo[T]) admit(ctx context.Context, ln admission.Lane, n int, parts []uint64) (context.Context, *admitted, error) {
-	outer := admittedOf(ctx)
-	if outer.holds(ln) || !r.opts.Admission.Enabled() {
+// mark returns a new mark for an operation of lane ln under ctx, to fill
+// its partitions (parts) and acquire with admit; nil when ctx's operation
+// already holds the lane (a Delete that looks its item up and deletes in
+// two rounds is admitted once, for all its rows) or admission is off.
+func (r *Repo[T]) mark(ctx context.Context, ln admission.Lane) *admitted {
+	if admittedOf(ctx).holds(ln) || !r.opts.Admission.Enabled() {
+		return nil
+	}
+	return &admitted{Context: ctx}
+}
+
+// admit acquires n statements of lane ln with the partitions parts for the
+// operation of ctx, marked a (from mark; nil: nothing to acquire, ctx is
+// returned as it is). The returned mark's done releases them and must be
+// deferred once admit returns (it is nil-safe).
+func (r *Repo[T]) admit(ctx context.Context, a *admitted, ln admission.Lane, n int, parts []uint64) (context.Context, *admitted, error) {
+	if a == nil {
 		return ctx, nil, nil
 	}
 	p, err := r.opts.Admission.Acquire(ctx, ln, n, parts...)
 	if err != nil {
 		return ctx, nil, err
 	}
-	a := &admitted{lanes: 1 << ln, permit: p}
-	if outer != nil {
+	a.lanes, a.permit = 1<<ln, p
+	if outer := admittedOf(ctx); outer != nil {
 		a.lanes |= outer.lanes
 	}
-	return context.WithValue(ctx, admittedKey{}, a), a, nil
+	return a, a, nil
 }
 
 // shedEarly refuses a write of n statements or more before its rows are
@@ -97,9 +161,9 @@ func (r *Repo[T]) shedEarly(ctx context.Context, n int) error {
 }
 
 // rowParts are the partitions of rows for the per-partition bound: view
-// and partition key (key, bucket, shard).
-func rowParts(rows []row) []uint64 {
-	parts := make([]uint64, len(rows))
+// and partition key (key, bucket, shard), in a's parts.
+func (a *admitted) rowParts(rows []row) []uint64 {
+	parts := a.parts(len(rows))
 	for i, rw := range rows {
 		parts[i] = admission.PartitionOf(rw.v.spec.Name, rw.partKey)
 	}
@@ -109,6 +173,10 @@ func rowParts(rows []row) []uint64 {
 // admitPut admits a Put of rows: every row and every presence entry it
 // will write at once, or one logged batch.
 func (r *Repo[T]) admitPut(ctx context.Context, rows []row, cfg writeConfig) (context.Context, *admitted, error) {
+	a := r.mark(ctx, admission.Write)
+	if a == nil {
+		return ctx, nil, nil
+	}
 	n := 1
 	if !r.opts.Write.Atomic {
 		n = len(rows)
@@ -118,23 +186,31 @@ func (r *Repo[T]) admitPut(ctx context.Context, rows []row, cfg writeConfig) (co
 			}
 		}
 	}
-	return r.admit(ctx, admission.Write, n, rowParts(rows))
+	return r.admit(ctx, a, admission.Write, n, a.rowParts(rows))
 }
 
 // admitGroups admits a PutMany of jobs: its peak concurrency
 // (WriteConcurrency groups, each one statement at a time) and every
 // partition it writes.
 func (r *Repo[T]) admitGroups(ctx context.Context, jobs [][]row) (context.Context, *admitted, error) {
-	firsts := make([]row, len(jobs))
-	for i, j := range jobs {
-		firsts[i] = j[0]
+	a := r.mark(ctx, admission.Write)
+	if a == nil {
+		return ctx, nil, nil
 	}
-	return r.admit(ctx, admission.Write, min(len(jobs), r.opts.Write.Concurrency), rowParts(firsts))
+	parts := a.parts(len(jobs))
+	for i, j := range jobs {
+		parts[i] = admission.PartitionOf(j[0].v.spec.Name, j[0].partKey)
+	}
+	return r.admit(ctx, a, admission.Write, min(len(jobs), r.opts.Write.Concurrency), parts)
 }
 
 // admitDelete admits a Delete of rows, every row at once.
 func (r *Repo[T]) admitDelete(ctx context.Context, rows []row) (context.Context, *admitted, error) {
-	return r.admit(ctx, admission.Write, len(rows), rowParts(rows))
+	a := r.mark(ctx, admission.Write)
+	if a == nil {
+		return ctx, nil, nil
+	}
+	return r.admit(ctx, a, admission.Write, len(rows), a.rowParts(rows))
 }
 
 // admitRead runs one page of q under a read permit for q's key of its view
@@ -146,8 +222,13 @@ func (r *Repo[T]) admitDelete(ctx context.Context, rows []row) (context.Context,
 // the walk, not here: it would read the permit's deadline from ctx like
 // any other, and return what it has when it nears; see docs/design.md.
 func (r *Repo[T]) admitRead(ctx context.Context, q Query, run func(context.Context) (Page[T], error)) (Page[T], error) {
-	ctx, admitted, err := r.admit(ctx, admission.Read, 1,
-		[]uint64{admission.PartitionOf(q.View, string(q.Key.encode(nil)))})
+	var parts []uint64
+	a := r.mark(ctx, admission.Read)
+	if a != nil {
+		parts = a.parts(1)
+		parts[0] = admission.PartitionOf(q.View, string(q.Key.encode(nil)))
+	}
+	ctx, admitted, err := r.admit(ctx, a, admission.Read, 1, parts)
 	if err != nil {
 		return Page[T]{}, err
 	}
@@ -168,11 +249,7 @@ func failed(err error) bool { return err != nil && !errors.Is(err, context.Cance
 
 func (e *admittedExecutor) Exec(ctx context.Context, s Statement) error {
 	if a := admittedOf(ctx); a.holds(admission.Write) {
-		err := e.next.Exec(ctx, s)
-		if failed(err) {
-			a.failed.Store(true)
-		}
-		return err
+		return a.exec(ctx, e.next, &s)
 	}
 	p, err := e.limiter.Acquire(ctx, admission.Write, 1)
 	if err != nil {

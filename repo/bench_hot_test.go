@@ -206,7 +206,7 @@ func BenchmarkInsertArgs(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, rw := range rows {
-			_ = rw.insertArgs(0, 1)
+			_ = rw.insertArgs(0, int64(1))
 		}
 	}
 }

@@ -68,7 +68,12 @@ type gocqlExecutor struct {
 	mapper  *reflectx.Mapper
 }
 
-func (e *gocqlExecutor) Exec(ctx context.Context, s Statement) error {
+func (e *gocqlExecutor) Exec(ctx context.Context, s Statement) error { return e.exec(ctx, &s) }
+
+// exec is Exec with s by pointer, for the callers that hold one (Put's
+// fan-out goroutines, through admitted.exec): a copy of s in every frame
+// between them and the driver made their stacks grow.
+func (e *gocqlExecutor) exec(ctx context.Context, s *Statement) error {
 	if len(s.Entries) > 0 {
 		return e.batch(ctx, s)
 	}
@@ -82,7 +87,7 @@ func (e *gocqlExecutor) Exec(ctx context.Context, s Statement) error {
 	return nil
 }
 
-func (e *gocqlExecutor) batch(ctx context.Context, s Statement) error {
+func (e *gocqlExecutor) batch(ctx context.Context, s *Statement) error {
 	b := e.session.NewBatch(s.Batch).WithContext(ctx)
 	b.Cons = s.Consistency
 	// Sized once: appended one by one, a batch of 30 entries was copied 6 times.
@@ -100,7 +105,7 @@ func (e *gocqlExecutor) batch(ctx context.Context, s Statement) error {
 }
 
 func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
-	q := e.query(ctx, s)
+	q := e.query(ctx, &s)
 	if s.PageSize > 0 {
 		q = q.PageSize(s.PageSize)
 	}
@@ -121,7 +126,7 @@ func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
 // the next statement reuses it. Both gocql and its ScyllaDB fork copy (the
 // fork hands the copy the query's metrics); a driver that returned the
 // query itself would keep it.
-func (e *gocqlExecutor) query(ctx context.Context, s Statement) *gocql.Query {
+func (e *gocqlExecutor) query(ctx context.Context, s *Statement) *gocql.Query { // s by pointer: no copy of it in the frame of every statement sent
 	pooled := e.session.Query(s.CQL, s.Args...)
 	q := pooled.WithContext(ctx)
 	if q != pooled {

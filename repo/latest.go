@@ -11,7 +11,7 @@ import (
 
 // Latest-value views (schema.View.LatestOf) hold, per key, the item of
 // their source view with the newest ID. Each write of a row comes with a
-// range delete of the key's older rows at the same timestamp (rowWrites),
+// range delete of the key's older rows at the same timestamp (appendWrites),
 // so the newest item's row is the partition's first live row whatever
 // order items arrive in; a late or backfilled older item never shadows it
 // (it deletes only rows older than itself). A read is one single-partition
@@ -91,7 +91,7 @@ func (r *Repo[T]) restoreLatest(ctx context.Context, rw row, cfg writeConfig) er
 	if err != nil || len(src.Items) == 0 {
 		return err
 	}
-	back, err := r.rowOf(v, reflect.ValueOf(&src.Items[0]).Elem(), true)
+	back, err := r.rowOf(v, reflect.ValueOf(&src.Items[0]).Elem(), true, make(Key, len(v.spec.Key)))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ type writeConfig struct {
 	now         int64     // Unix seconds, for presence-entry lifetimes
 	clock       time.Time // the repository clock when the write began
 	retry       bool      // a RetryOf retry of a call that may have been applied
+	tsArg       any       // timestamp, boxed once for the binds of every row
 }
 
 // WithTTL sets the TTL of this write: whole seconds, 0 meaning no expiry. It may
@@ -44,8 +46,14 @@ func WithWriteConsistency(cl gocql.Consistency) WriteOption {
 
 func (r *Repo[T]) writeConfig(opts []WriteOption) (writeConfig, error) {
 	var c writeConfig
-	for _, o := range opts {
-		o(&c)
+	if len(opts) > 0 {
+		// The options take a pointer: applied to a copy, only a call with
+		// options pays for the configuration on the heap.
+		p := new(writeConfig)
+		for _, o := range opts {
+			o(p)
+		}
+		c = *p
 	}
 	if c.hasTTL {
 		if err := r.checkWriteTTL(c.ttl); err != nil {
@@ -61,6 +69,7 @@ func (r *Repo[T]) writeConfig(opts []WriteOption) (writeConfig, error) {
 	if c.timestamp == 0 {
 		c.timestamp = now.UnixMicro()
 	}
+	c.tsArg = c.timestamp
 	c.consistency = r.consistency(c.consistency)
 	return c, r.checkExpiry(c)
 }
@@ -119,16 +128,64 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if r.opts.Write.Atomic {
 		return r.putAtomic(sctx, rows, cfg)
 	}
-	errs := make([]error, len(rows))
-	var wg sync.WaitGroup
+	f := newFanout(len(rows))
 	last := len(rows) - 1
 	for i := range rows[:last] {
-		wg.Go(func() { errs[i] = r.writeRow(sctx, rows[i], cfg) })
+		if r.entryNeeded(rows[i], cfg) {
+			f.wg.Go(func() { f.errs[i] = r.writeRow(sctx, rows[i], cfg) })
+			continue
+		}
+		// A row alone (nearly every write: its bucket has its entry) is
+		// bound here and its goroutine only sends it, and its writes are
+		// counted below: a new goroutine's stack is small, and the frames
+		// of writeRow and its copies of the row and configuration made
+		// most of them grow (copy) it once in the driver's routing-key
+		// marshalling.
+		ttl, _ := cfg.ttlOf(rows[i].v)
+		f.stmts[i], f.alone[i] = rows[i].insertBound(cfg.consistency, ttl, cfg.tsArg), true
+		f.wg.Add(1)
+		go r.sendAlone(sctx, f, i) // not wg.Go: its wrapper would be one more allocation
 	}
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
-	errs[last] = r.writeRow(sctx, rows[last], cfg)
-	wg.Wait()
-	return r.fanoutResult(rows, errs, cfg.timestamp)
+	f.errs[last] = r.writeRow(sctx, rows[last], cfg)
+	f.wg.Wait()
+	for i, rw := range rows[:last] {
+		if f.alone[i] && f.errs[i] == nil {
+			r.countWrite(sctx, rw, 1, rw.bytes)
+		}
+	}
+	return r.fanoutResult(rows, f.errs, cfg.timestamp)
+}
+
+// sendAlone sends f's statement i and records its error.
+func (r *Repo[T]) sendAlone(ctx context.Context, f *fanout, i int) {
+	defer f.wg.Done()
+	f.errs[i] = r.send(ctx, &f.stmts[i])
+}
+
+// fanout is what the goroutines of one Put share: their WaitGroup, their
+// errors and the inserts sent alone (alone[i]: stmts[i] is row i's), in
+// one allocation for up to fanoutInline views.
+type fanout struct {
+	wg      sync.WaitGroup
+	errs    []error
+	stmts   []Statement
+	alone   []bool
+	inErrs  [fanoutInline]error
+	inStmts [fanoutInline]Statement
+	inAlone [fanoutInline]bool
+}
+
+const fanoutInline = 4
+
+func newFanout(n int) *fanout {
+	f := &fanout{}
+	if n <= fanoutInline {
+		f.errs, f.stmts, f.alone = f.inErrs[:n], f.inStmts[:n], f.inAlone[:n]
+	} else {
+		f.errs, f.stmts, f.alone = make([]error, n), make([]Statement, n), make([]bool, n)
+	}
+	return f
 }
 
 // sending is the context a write sends under once it begins (issue 23): the
@@ -201,13 +258,29 @@ func aheadText(at, now time.Time) string {
 // the index would be invisible to index-driven reads.
 func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	ttl, _ := cfg.ttlOf(rw.v)
-	entry, due := r.entryDue(rw, cfg)
+	var err error
+	if r.entryNeeded(rw, cfg) {
+		err = r.writeRowAndEntry(ctx, rw, cfg, ttl)
+	} else {
+		err = r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
+	}
+	if err != nil {
+		return err
+	}
+	r.countWrite(ctx, rw, 1, rw.bytes)
+	return nil
+}
+
+// writeRowAndEntry writes rw and its presence entry at once, and remembers
+// the entry when both succeeded. Apart from writeRow, so that the row
+// alone (once per process a key's bucket has its entry: nearly every
+// write) does not pay for the goroutine's captures on the heap.
+func (r *Repo[T]) writeRowAndEntry(ctx context.Context, rw row, cfg writeConfig, ttl int) error {
+	entry := r.entry(rw, cfg)
 	var perr error
 	var wg sync.WaitGroup
-	if due {
-		wg.Go(func() { perr = r.exec(ctx, entry.stmt) })
-	}
-	err := r.exec(ctx, rw.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+	wg.Go(func() { perr = r.exec(ctx, entry.stmt) })
+	err := r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
 	wg.Wait()
 	if err == nil && perr != nil {
 		err = fmt.Errorf("presence index: %w", perr)
@@ -215,10 +288,7 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
 	if err != nil {
 		return err
 	}
-	if due {
-		r.entryWritten(entry)
-	}
-	r.countWrite(ctx, rw, 1, rw.bytes)
+	r.entryWritten(entry)
 	return nil
 }
 
@@ -242,6 +312,9 @@ func (r *Repo[T]) countWrite(ctx context.Context, rw row, n, bytes int) {
 // fanoutResult turns the errors of rows (errs[i] of rows[i]) into nil or
 // a *PutError.
 func (r *Repo[T]) fanoutResult(rows []row, errs []error, ts int64) error {
+	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
+		return nil // newPutError's answer without the results
+	}
 	results := make([]viewResult, len(rows))
 	for i, rw := range rows {
 		results[i] = viewResult{view: rw.v.spec.Name, err: errs[i]}
@@ -255,7 +328,7 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 	var entries []entryWrite
 	for _, rw := range rows {
 		ttl, _ := cfg.ttlOf(rw.v)
-		b.Entries = append(b.Entries, rw.rowWrites(cfg.consistency, ttl, cfg.timestamp)...)
+		b.Entries = rw.appendWrites(b.Entries, cfg.consistency, ttl, cfg.tsArg)
 		if e, due := r.entryDue(rw, cfg); due {
 			b.Entries = append(b.Entries, e.stmt)
 			entries = append(entries, e)

@@ -158,11 +158,11 @@ func (r *Repo[T]) writeGroup(ctx context.Context, rows []row, cfg writeConfig) e
 // of ttl seconds: the insert itself for one row, else an unlogged batch.
 func groupInsert(rows []row, cfg writeConfig, ttl int) Statement {
 	if len(rows) == 1 {
-		return rows[0].insertWrite(cfg.consistency, ttl, cfg.timestamp)
+		return rows[0].insertBound(cfg.consistency, ttl, cfg.tsArg)
 	}
 	b := batchOf(rows[0].v.spec.Name, gocql.UnloggedBatch, cfg.consistency)
 	for _, rw := range rows {
-		b.Entries = append(b.Entries, rw.rowWrites(cfg.consistency, ttl, cfg.timestamp)...)
+		b.Entries = rw.appendWrites(b.Entries, cfg.consistency, ttl, cfg.tsArg)
 	}
 	return b
 }

@@ -28,9 +28,12 @@ type Repo[T any] struct {
 	mapper   *reflectx.Mapper
 	views    map[string]*view
 	order    []*view // views sorted by name: deterministic fan-out order
-	presence *presenceCache
-	hints    *readHints
-	flights  *flightGroup[T]
+	// keyValues is the number of key values of all views: an item's rows
+	// share one Key of this length (deriveRows).
+	keyValues int
+	presence  *presenceCache
+	hints     *readHints
+	flights   *flightGroup[T]
 	// maxExpiry is the latest expiry the cluster accepts (Options.Write.MaxExpiry).
 	maxExpiry time.Time
 	schemes   schemeReload // enabled by Open: the views are registered in the keyspace
@@ -189,6 +192,7 @@ func (r *Repo[T]) addViews(t reflect.Type, specs []schema.View) error {
 		}
 		r.views[v.spec.Name] = v
 		r.order = append(r.order, v)
+		r.keyValues += len(v.spec.Key)
 	}
 	sort.Slice(r.order, func(i, j int) bool { return r.order[i].spec.Name < r.order[j].spec.Name })
 	return nil

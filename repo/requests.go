@@ -1,6 +1,8 @@
 package repo
 
 import (
+	"reflect"
+
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/bucket"
@@ -66,31 +68,37 @@ func (v *view) indexListing(key Key, dir Direction, lo, hi bucket.Bucket, limit 
 }
 
 // insertWrite is the Statement writing this row with a TTL of ttl seconds
-// at timestamp ts: its insert, or for a latest-value view rowWrites in one
+// at timestamp ts: its insert, or for a latest-value view appendWrites in one
 // single-partition batch.
 func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
-	ins := write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
+	return rw.insertBound(cl, ttl, ts)
+}
+
+// insertBound is insertWrite with the timestamp as bound: an int64, or an
+// int64 boxed once for every row of a call (writeConfig.tsArg). For a
+// latest-value view it is appendWrites in one single-partition batch.
+func (rw row) insertBound(cl gocql.Consistency, ttl int, ts any) Statement {
 	if !rw.v.spec.IsLatest() {
-		return ins
+		return write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
 	}
 	b := batchOf(rw.v.spec.Name, gocql.UnloggedBatch, cl)
-	b.Entries = rw.rowWrites(cl, ttl, ts)
+	b.Entries = rw.appendWrites(nil, cl, ttl, ts)
 	return b
 }
 
-// rowWrites are the statements that write this row, for a batch: its
-// insert and, for a latest-value view, the range delete of the key's rows
-// older than it, at the same timestamp. The newest item's insert thus
-// retires the ones before it, whatever order they arrive in; an older item
-// arriving late retires only older ones, and the newest stays first.
-func (rw row) rowWrites(cl gocql.Consistency, ttl int, ts int64) []Statement {
-	ins := write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
+// appendWrites appends to dst the statements that write this row, for a
+// batch: its insert and, for a latest-value view, the range delete of the
+// key's rows older than it, at the same timestamp. The newest item's insert
+// thus retires the ones before it, whatever order they arrive in; an older
+// item arriving late retires only older ones, and the newest stays first.
+func (rw row) appendWrites(dst []Statement, cl gocql.Consistency, ttl int, ts any) []Statement {
+	dst = append(dst, write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts)))
 	if !rw.v.spec.IsLatest() {
-		return []Statement{ins}
+		return dst
 	}
 	args := make([]any, 0, len(rw.key)+2)
 	args = append(append(append(args, ts), rw.key...), idToCQL(rw.v.idCQL, rw.id))
-	return []Statement{ins, write(rw.v.spec.Name, "delete", rw.v.stmts.prune, cl, args)}
+	return append(dst, write(rw.v.spec.Name, "delete", rw.v.stmts.prune, cl, args))
 }
 
 // presenceWrite is the Statement writing this row's presence-index entry,
@@ -123,14 +131,20 @@ func write(table, op string, st stmt, cl gocql.Consistency, args []any) Statemen
 	return Statement{Table: table, Op: op, CQL: st.cql, Names: st.names, Args: args, Consistency: cl}
 }
 
-// insertArgs binds the view's insert statement for this row.
-func (rw row) insertArgs(ttl int, ts int64) []any {
+// insertArgs binds the view's insert statement for this row, at timestamp
+// ts (an int64).
+func (rw row) insertArgs(ttl int, ts any) []any {
 	names := rw.v.stmts.insert.names
 	args := make([]any, len(names))
 	for i, name := range names {
 		switch {
 		case i < len(rw.v.columns):
-			if f := rw.v.col(rw.item, i); f.IsValid() {
+			f := rw.v.col(rw.item, i)
+			switch {
+			case !f.IsValid():
+			case i < len(rw.key) && f.Kind() != reflect.Pointer && f.Kind() != reflect.Interface:
+				args[i] = rw.key[i] // the same value, boxed once by rowOf
+			default:
 				args[i] = f.Interface()
 			}
 		case name == bindTTL:

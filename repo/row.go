@@ -39,8 +39,11 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	}
 	iv := reflect.ValueOf(item).Elem()
 	rows := make([]row, 0, len(r.order))
+	keys := make(Key, r.keyValues) // every row's key, one allocation
 	for _, v := range r.order {
-		rw, err := r.rowOf(v, iv, strict)
+		n := len(v.spec.Key)
+		rw, err := r.rowOf(v, iv, strict, keys[:n:n])
+		keys = keys[n:]
 		if err != nil && !strict && !v.idInKey {
 			// Loosely, an unset ID of a view not keyed by it (only the
 			// ID-keyed view's ID filled in) is one more unset value.
@@ -54,7 +57,8 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	return rows, nil
 }
 
-func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool) (row, error) {
+// rowOf derives the row of iv in v, its key in key (len(v.spec.Key) values).
+func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key) (row, error) {
 	rw := row{v: v, item: iv}
 	idv := v.col(iv, v.idIdx)
 	if !idv.IsValid() {
@@ -70,7 +74,7 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool) (row, error) {
 			return rw, fmt.Errorf("%w: %w", ErrBadID, err)
 		}
 	}
-	rw.key = make(Key, len(v.spec.Key))
+	rw.key = key
 	for i := range rw.key {
 		// A pointer field is stored by the value it points to: the pointer
 		// itself would name the partition by its address.
