@@ -116,7 +116,7 @@ func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, cfg writeConfig) e
 	}
 	wg.Wait()
 	r.restoreLatestViews(sctx, rows, errs, cfg)
-	return r.fanoutResult(rows, errs, cfg.timestamp)
+	return r.markDirty(sctx, rows, cfg, r.fanoutResult(rows, errs, cfg.timestamp)) // rollup.go
 }
 
 // restoreLatestViews restores the latest-value views among rows whose

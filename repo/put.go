@@ -126,7 +126,7 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	if r.opts.Write.Atomic {
-		return r.putAtomic(sctx, rows, cfg)
+		return r.markDirty(sctx, rows, cfg, r.putAtomic(sctx, rows, cfg)) // rollup.go
 	}
 	f := newFanout(len(rows))
 	last := len(rows) - 1
@@ -154,7 +154,7 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 			r.countWrite(sctx, rw, 1, rw.bytes)
 		}
 	}
-	return r.fanoutResult(rows, f.errs, cfg.timestamp)
+	return r.markDirty(sctx, rows, cfg, r.fanoutResult(rows, f.errs, cfg.timestamp)) // rollup.go
 }
 
 // sendAlone sends f's statement i and records its error.

@@ -41,7 +41,7 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 		return r.nothingWritten(err, cfg.timestamp)
 	}
 	defer admitted.done()
-	return r.sendGroups(ctx, jobs, cfg)
+	return r.markDirtyGroups(ctx, jobs, cfg, r.sendGroups(ctx, jobs, cfg)) // rollup.go
 }
 
 // sendGroups writes the groups of rows, at most Options.Write.Concurrency at

@@ -38,6 +38,7 @@ type Repo[T any] struct {
 	maxExpiry time.Time
 	schemes   schemeReload // enabled by Open: the views are registered in the keyspace
 	meta      metadata     // where the metadata that places rows is loaded from
+	rollups   atomic.Pointer[rollupSet] // AddRollups (rollup.go); nil: none
 }
 
 // view is one schema.View with everything derived from it once.

@@ -1,0 +1,204 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// Rollups (schema.Rollup, docs/design.md "Rollups") are tables of
+// per-interval aggregates that package aggregate keeps and reads. The
+// repository's part is twofold: the rollups' statements (rollup_requests.go,
+// the storage API of rollup_store.go), and the dirty markers. A write whose
+// item falls in an interval that has already ended, by the writer's clock
+// once the data write is done, writes a marker (key, interval) after its
+// data write: a worker may have rolled that interval without the item, and
+// a read must not use its rollup row until the worker has recomputed it.
+// An interval still open when the data write ended needs no marker: a
+// worker rolls an interval only ClockSkew after its end, by which time every
+// clock has passed the end too, so its raw read sees the item.
+//
+// A marker carries the writer's clock when it is sent (not the call's
+// timestamp, which a RetryOf retry reuses): the worker clears a marker with
+// a delete timestamped at its raw read less ClockSkew, so a marker sent
+// after that read (for an item the read may have missed) survives it.
+
+// rollupSet is the rollups of a repository, by source view.
+type rollupSet struct {
+	all      []rollupDef
+	bySource map[string][]int // indexes into all
+}
+
+// rollupDef is one rollup with what its statements need.
+type rollupDef struct {
+	spec  schema.Rollup
+	src   *view
+	ints  []bool // per column: stored as bigint (integer column)
+	stmts rollupStatements
+}
+
+// AddRollups makes the repository write dirty markers for rollups and
+// serve their storage (package aggregate). Call it once, before the
+// repository writes: a write made before does not mark its intervals.
+// Each rollup's source must be one of the repository's views
+// (schema.CheckRollups).
+func (r *Repo[T]) AddRollups(rollups ...schema.Rollup) error {
+	specs := viewSpecs(r.order)
+	if err := schema.CheckRollups(specs, rollups); err != nil {
+		return err
+	}
+	set := &rollupSet{bySource: map[string][]int{}}
+	if old := r.rollups.Load(); old != nil {
+		set.all = slices.Clone(old.all)
+		for k, v := range old.bySource {
+			set.bySource[k] = slices.Clone(v)
+		}
+	}
+	for _, spec := range rollups {
+		if _, err := set.find(spec.Name); err == nil {
+			return &schema.RollupError{Rollup: spec.Name, Field: "name", Reason: "already added"}
+		}
+		src := r.views[spec.Source]
+		d := rollupDef{spec: spec, src: src}
+		for _, c := range spec.Columns {
+			t, _ := schema.RollupColumnType(src.spec, c)
+			d.ints = append(d.ints, t == "bigint")
+		}
+		d.stmts = newRollupStatements(r.keyspace, d)
+		set.bySource[spec.Source] = append(set.bySource[spec.Source], len(set.all))
+		set.all = append(set.all, d)
+	}
+	r.rollups.Store(set)
+	return nil
+}
+
+// Rollups returns the rollups added (AddRollups) whose source is view.
+func (r *Repo[T]) Rollups(view string) []schema.Rollup {
+	set := r.rollups.Load()
+	if set == nil {
+		return nil
+	}
+	var out []schema.Rollup
+	for _, i := range set.bySource[view] {
+		out = append(out, set.all[i].spec)
+	}
+	return out
+}
+
+func (s *rollupSet) find(name string) (*rollupDef, error) {
+	if s != nil {
+		for i := range s.all {
+			if s.all[i].spec.Name == name {
+				return &s.all[i], nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("repo: %w: no rollup %q (AddRollups)", ErrUnknownView, name)
+}
+
+func (r *Repo[T]) rollup(name string) (*rollupDef, error) { return r.rollups.Load().find(name) }
+
+// DirtyShard is the partition of key's dirty markers.
+func DirtyShard(key Key) int {
+	h := fnv.New32a()
+	h.Write(key.encode(nil))
+	return int(h.Sum32() % schema.RollupDirtyShards)
+}
+
+// dirtyMark is one marker to write.
+type dirtyMark struct {
+	d     *rollupDef
+	key   Key
+	start time.Time
+}
+
+// markDirty writes the dirty markers of rows, a write's rows, unless the
+// write sent nothing (werr neither nil nor a partial write): every rollup
+// interval a row falls in that has ended by now. It returns werr, or, when
+// a marker fails, a *PutError naming the dirty table, with the call's
+// timestamp: a RetryOf retry writes the markers again.
+func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, werr error) error {
+	set := r.rollups.Load()
+	if set == nil || (werr != nil && !errors.Is(werr, ErrPartialWrite)) {
+		return werr
+	}
+	marks := set.marks(rows, time.Now())
+	if len(marks) == 0 {
+		return werr
+	}
+	ctx, cancel := r.sending(ctx) // the data is written: finish what it began
+	defer cancel()
+	var results []viewResult
+	for _, m := range marks {
+		st := m.d.stmts.markWrite(m.key, m.start, time.Now().UnixMicro(), cfg.consistency)
+		results = append(results, viewResult{view: m.d.spec.DirtyTable(), err: r.exec(ctx, st)})
+	}
+	merr := newPutError(cfg.timestamp, results, r.opts.Metrics)
+	if merr == nil {
+		return werr
+	}
+	var pe *PutError
+	if errors.As(werr, &pe) {
+		pe.Failed = append(pe.Failed, merr.(*PutError).Failed...)
+		return pe
+	}
+	merr.(*PutError).Written = writtenViews(rows)
+	return merr
+}
+
+// marks are the distinct markers rows need at now.
+func (s *rollupSet) marks(rows []row, now time.Time) []dirtyMark {
+	var out []dirtyMark
+	seen := map[string]bool{}
+	for _, rw := range rows {
+		for _, i := range s.bySource[rw.v.spec.Name] {
+			d := &s.all[i]
+			t, err := rw.v.spec.Kind.Time(rw.id)
+			if err != nil {
+				continue // placed rows have valid IDs
+			}
+			start := t.Truncate(d.spec.Every) // the epoch grid: Every divides a day
+			if start.Add(d.spec.Every).After(now) {
+				continue // the interval is still open
+			}
+			id := fmt.Sprintf("%s\x00%s\x00%d", d.spec.Name, rw.key.encode(nil), start.UnixNano())
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, dirtyMark{d: d, key: rw.key, start: start})
+			}
+		}
+	}
+	return out
+}
+
+func writtenViews(rows []row) []string {
+	var names []string
+	for _, rw := range rows {
+		if !slices.Contains(names, rw.v.spec.Name) {
+			names = append(names, rw.v.spec.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// markDirtyGroups is markDirty for PutMany's groups of rows.
+func (r *Repo[T]) markDirtyGroups(ctx context.Context, jobs [][]row, cfg writeConfig, werr error) error {
+	if r.rollups.Load() == nil {
+		return werr
+	}
+	return r.markDirty(ctx, slices.Concat(jobs...), cfg, werr)
+}
+
+// rollupConsistency is the consistency of the rollups' statements.
+func (r *Repo[T]) rollupConsistency(cl gocql.Consistency) gocql.Consistency {
+	return r.consistency(cl)
+}
