@@ -32,13 +32,22 @@ type Query struct {
 	Consistency gocql.Consistency // overrides the repository default
 	// Stats, when set, is filled with the work the read took.
 	Stats *Stats
+	// UseRollups answers from a rollup of the view (repo.Repo.AddRollups)
+	// where one can, exactly as a raw read would (rollup_read.go): it needs
+	// From and To, a Step that is not Calendar and a multiple of the
+	// rollup's interval, and a rollup keeping every aggregate's column and
+	// function; otherwise the read is raw.
+	UseRollups bool
 }
 
 // Stats is the work of one aggregate read.
 type Stats struct {
 	Pages    int // repository reads
 	Requests int // statements sent, presence-index reads included
-	Rows     int // rows read
+	Rows     int // rows read, RollupRows included
+	// RollupRows are the rows of rollup tables read (Query.UseRollups):
+	// rollup rows, dirty markers, the checkpoint.
+	RollupRows int
 }
 
 // Row is the aggregates of one interval.
@@ -59,6 +68,10 @@ func Read[T any](ctx context.Context, r *repo.Repo[T], q Query) iter.Seq2[Row, e
 		f, err := newFolder(r, &q)
 		if err != nil {
 			yield(Row{}, err)
+			return
+		}
+		if ru, cols, ok := pickRollup(r.Rollups(q.View), &q); q.UseRollups && ok {
+			readRolled(ctx, r, &q, f, ru, cols, yield) // rollup_read.go
 			return
 		}
 		rq := repo.Query{View: q.View, Key: q.Key, Limit: q.PageSize, Direction: q.Direction,

@@ -202,3 +202,15 @@ func (r *Repo[T]) markDirtyGroups(ctx context.Context, jobs [][]row, cfg writeCo
 func (r *Repo[T]) rollupConsistency(cl gocql.Consistency) gocql.Consistency {
 	return r.consistency(cl)
 }
+
+// RollupDelay is how long after an interval's end a worker waits before
+// rolling it: Options.Schemes.ClockSkew plus Options.Write.FanoutTimeout,
+// by when every clock has passed the end and every write begun before it
+// has ended.
+func (r *Repo[T]) RollupDelay() time.Duration {
+	return r.opts.Schemes.ClockSkew + r.opts.Write.FanoutTimeout
+}
+
+// ClockSkew is Options.Schemes.ClockSkew: a worker clears a dirty marker
+// with a delete timestamped at its raw read less this.
+func (r *Repo[T]) ClockSkew() time.Duration { return r.opts.Schemes.ClockSkew }

@@ -1,0 +1,239 @@
+package aggregate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// Roller keeps a rollup (schema.Rollup, added to the repository with
+// AddRollups): RunOnce rolls the intervals closed since the keys'
+// checkpoints and recomputes the intervals marked dirty; Run does it
+// every so often. A round is idempotent: a row is recomputed from the raw
+// rows and written with its raw read's time as write timestamp, so running
+// a round twice, or two rounds after a crash, stores the same rows; the
+// checkpoint is written after the rows it covers. Run one Roller per
+// rollup at a time: two racing rounds may leave the row of the slower.
+type Roller[T any] struct {
+	Repo   *repo.Repo[T]
+	Rollup string
+	// Keys are the keys whose new intervals are rolled (a round also
+	// recomputes the marked intervals of any key with a checkpoint).
+	Keys []repo.Key
+	// From is where a key without a checkpoint starts, or a backfill
+	// reaching before its checkpoint; zero is one day before To.
+	From time.Time
+	// To bounds the intervals rolled; zero (or later) is the newest
+	// closable interval: one that ended Repo.RollupDelay() ago.
+	To       time.Time
+	PageSize int              // raw read page size; 0 is DefaultPageSize
+	Now      func() time.Time // the clock; nil is time.Now
+	// Observer, when set, is told each round's outcome (metrics.Rollup).
+	Observer RollObserver
+}
+
+// RollObserver receives the outcome of rounds (package metrics implements
+// it with bounded labels: the rollup's name).
+type RollObserver interface {
+	Round(rollup string, lag time.Duration, dirty int, rolled, recomputed int)
+}
+
+// RollReport is what a round did.
+type RollReport struct {
+	Horizon    time.Time     // intervals ending at or before it are closable
+	Rolled     int           // new intervals computed (holding items)
+	Recomputed int           // marked intervals recomputed
+	Dirty      int           // markers found
+	Lag        time.Duration // Horizon less the oldest key's checkpoint end
+}
+
+func (w *Roller[T]) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+func (w *Roller[T]) spec() (schema.Rollup, error) {
+	for _, v := range w.Repo.Views() {
+		for _, ru := range w.Repo.Rollups(v) {
+			if ru.Name == w.Rollup {
+				return ru, nil
+			}
+		}
+	}
+	return schema.Rollup{}, fmt.Errorf("aggregate: roller: %w: no rollup %q added to the repository (AddRollups)", repo.ErrUnknownView, w.Rollup)
+}
+
+// RunOnce runs one round: the keys' new closed intervals, then every dirty
+// marker.
+func (w *Roller[T]) RunOnce(ctx context.Context) (RollReport, error) {
+	ru, err := w.spec()
+	if err != nil {
+		return RollReport{}, err
+	}
+	rep := RollReport{Horizon: w.now().Add(-w.Repo.RollupDelay()).Truncate(ru.Every)}
+	hi := rep.Horizon
+	if !w.To.IsZero() && w.To.Before(hi) {
+		hi = w.To.Truncate(ru.Every)
+	}
+	lo := hi.Add(-24 * time.Hour)
+	if !w.From.IsZero() {
+		lo = w.From.Truncate(ru.Every)
+	}
+	oldest := rep.Horizon
+	for _, key := range w.Keys {
+		to, err := w.rollKey(ctx, ru, key, lo, hi, &rep)
+		if err != nil {
+			return rep, err
+		}
+		oldest = earlier(oldest, to)
+	}
+	rep.Lag = rep.Horizon.Sub(oldest)
+	if err := w.recomputeDirty(ctx, ru, &rep); err != nil {
+		return rep, err
+	}
+	if w.Observer != nil {
+		w.Observer.Round(ru.Name, rep.Lag, rep.Dirty, rep.Rolled, rep.Recomputed)
+	}
+	return rep, nil
+}
+
+// Run runs a round every interval until ctx ends, returning ctx's error;
+// a failed round is retried at the next tick (onError, when set, is told).
+func (w *Roller[T]) Run(ctx context.Context, every time.Duration, onError func(error)) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if _, err := w.RunOnce(ctx); err != nil && onError != nil && ctx.Err() == nil {
+			onError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// rollKey extends key's checkpoint to cover [lo, hi), rolling only the
+// intervals it did not cover; it returns the checkpoint's end.
+func (w *Roller[T]) rollKey(ctx context.Context, ru schema.Rollup, key repo.Key, lo, hi time.Time, rep *RollReport) (time.Time, error) {
+	rf, rt, ok, err := w.Repo.RolledRange(ctx, ru.Name, key, nil)
+	if err != nil {
+		return rt, err
+	}
+	if !ok {
+		rf, rt = lo, lo
+	}
+	nf, nt := rf, rt
+	if lo.Before(rf) {
+		if err := w.rollRange(ctx, ru, key, lo, rf, false, rep); err != nil {
+			return rt, err
+		}
+		nf = lo
+	}
+	if rt.Before(hi) {
+		if err := w.rollRange(ctx, ru, key, rt, hi, false, rep); err != nil {
+			return rt, err
+		}
+		nt = hi
+	}
+	if ok && nf.Equal(rf) && nt.Equal(rt) {
+		return rt, nil
+	}
+	return nt, w.Repo.SetRolledRange(ctx, ru.Name, key, nf, nt)
+}
+
+// rollRange computes key's intervals in [from, to) from the raw rows and
+// writes a row for each that holds items; with clear, an interval without
+// items has its row deleted (a recompute: it may have had one).
+func (w *Roller[T]) rollRange(ctx context.Context, ru schema.Rollup, key repo.Key, from, to time.Time, clear bool, rep *RollReport) error {
+	readAt := w.now()
+	q := Query{View: ru.Source, Key: key, From: from, To: to, Direction: repo.OldestFirst,
+		Step: Step{Every: ru.Every}, PageSize: w.PageSize}
+	for _, c := range ru.Columns {
+		q.Aggs = append(q.Aggs, Agg{Func: Sum, Column: c})
+	}
+	f, err := newFolder(w.Repo, &q)
+	if err != nil {
+		return err
+	}
+	var werr error
+	wrote := 0
+	emit := func(Row, error) bool {
+		if werr = w.Repo.WriteRollupRow(ctx, ru.Name, key, storedRow(f), readAt); werr != nil {
+			return false
+		}
+		wrote++
+		return true
+	}
+	ok := foldRaw(ctx, w.Repo, &q, f, from, to, func(r Row, err error) bool {
+		if err != nil {
+			werr = err
+			return false
+		}
+		return emit(r, nil)
+	})
+	if ok && f.open {
+		emit(Row{}, nil)
+	}
+	if werr != nil {
+		return fmt.Errorf("aggregate: roll %s: %w", ru.Name, werr)
+	}
+	if clear && wrote == 0 {
+		werr = w.Repo.WriteRollupRow(ctx, ru.Name, key, repo.RollupRow{Start: from}, readAt)
+	}
+	rep.Rolled += wrote
+	return werr
+}
+
+// storedRow is the rollup row of f's open interval: called by the fold's
+// yield, before the next interval begins.
+func storedRow[T any](f *folder[T]) repo.RollupRow {
+	row := repo.RollupRow{Start: f.start, Items: f.items, Columns: make([]repo.RollupColumn, len(f.accs))}
+	for i := range f.accs {
+		row.Columns[i] = f.accs[i].stored()
+	}
+	return row
+}
+
+// recomputeDirty recomputes the marked intervals that are rolled and
+// clears every marker with a delete timestamped at the recompute's raw
+// read less ClockSkew: a marker written after that read survives.
+func (w *Roller[T]) recomputeDirty(ctx context.Context, ru schema.Rollup, rep *RollReport) error {
+	for shard := range schema.RollupDirtyShards {
+		marks, err := w.Repo.ListDirty(ctx, ru.Name, shard)
+		if err != nil {
+			return err
+		}
+		rep.Dirty += len(marks)
+		for _, m := range marks {
+			if err := w.recompute(ctx, ru, m, rep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *Roller[T]) recompute(ctx context.Context, ru schema.Rollup, m repo.DirtyMarker, rep *RollReport) error {
+	at := w.now()
+	rf, rt, ok, err := w.Repo.RolledRange(ctx, ru.Name, m.Key, nil)
+	if err != nil {
+		return err
+	}
+	end := m.Start.Add(ru.Every)
+	if ok && !m.Start.Before(rf) && !end.After(rt) {
+		var sub RollReport
+		if err := w.rollRange(ctx, ru, m.Key, m.Start, end, true, &sub); err != nil {
+			return err
+		}
+		rep.Recomputed++
+	}
+	// An interval not rolled yet needs no marker: its roll reads it raw.
+	return w.Repo.ClearDirty(ctx, ru.Name, m.Key, m.Start, at.Add(-w.Repo.ClockSkew()))
+}
