@@ -74,7 +74,7 @@ func (r *Repo[T]) yieldRollupRows(ctx context.Context, d *rollupDef, st Statemen
 			break
 		}
 		n++
-		if !yield(d.finish(row, dest), nil) {
+		if !yield(d.finish(*row, dest), nil) {
 			_ = rows.Close()
 			return false
 		}
@@ -89,8 +89,8 @@ func (r *Repo[T]) yieldRollupRows(ctx context.Context, d *rollupDef, st Statemen
 
 // newScan is a row and the destinations of its columns (start, items,
 // then the stats of each column).
-func (d *rollupDef) newScan() (RollupRow, []any) {
-	row := RollupRow{Columns: make([]RollupColumn, len(d.spec.Columns))}
+func (d *rollupDef) newScan() (*RollupRow, []any) {
+	row := &RollupRow{Columns: make([]RollupColumn, len(d.spec.Columns))}
 	dest := []any{&row.Start, &row.Items}
 	for i := range row.Columns {
 		c := &row.Columns[i]
