@@ -21,6 +21,7 @@ var ErrBadViewsFile = errors.New("schema: bad views file")
 type ViewsFile struct {
 	Keyspace Keyspace
 	Views    []View
+	Rollups  []Rollup // the optional rollups section (schema.Rollup)
 }
 
 // ViewsFileError is one problem in a views file.
@@ -120,6 +121,7 @@ func (d *viewsDecoder) check(f ViewsFile, nodes []*yaml.Node) {
 		return
 	}
 	d.checkLatest(f.Views, nodes)
+	d.checkRollups(f, d.rollupNodes) // viewsfile_rollup.go
 	if len(d.errs) > 0 {
 		return
 	}

@@ -15,8 +15,9 @@ import (
 // viewsDecoder walks the yaml.Node tree and collects problems, so one run
 // reports every independent mistake in the file.
 type viewsDecoder struct {
-	file string
-	errs []error
+	file        string
+	errs        []error
+	rollupNodes []*yaml.Node // the rollups' mapping nodes
 }
 
 func (d *viewsDecoder) fail(n *yaml.Node, format string, args ...any) {
