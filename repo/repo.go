@@ -36,8 +36,8 @@ type Repo[T any] struct {
 	flights   *flightGroup[T]
 	// maxExpiry is the latest expiry the cluster accepts (Options.Write.MaxExpiry).
 	maxExpiry time.Time
-	schemes   schemeReload // enabled by Open: the views are registered in the keyspace
-	meta      metadata     // where the metadata that places rows is loaded from
+	schemes   schemeReload              // enabled by Open: the views are registered in the keyspace
+	meta      metadata                  // where the metadata that places rows is loaded from
 	rollups   atomic.Pointer[rollupSet] // AddRollups (rollup.go); nil: none
 }
 

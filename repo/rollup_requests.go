@@ -16,10 +16,10 @@ import (
 
 // rollupStatements is the CQL of one rollup.
 type rollupStatements struct {
-	table, dirty, rolled string // keyspace-qualified
+	table, dirty, rolled string    // keyspace-qualified
 	names                [3]string // the three tables' names, for metrics
-	keyWhere             string // "k1 = ? AND k2 = ?"
-	keyCols              string // "k1, k2"
+	keyWhere             string    // "k1 = ? AND k2 = ?"
+	keyCols              string    // "k1, k2"
 	nKey                 int
 	statCols             []string // items, then per column n_, s_|p_, min_, max_, first_, last_
 	selectRows           [2]string

@@ -58,6 +58,7 @@ func commands() []command {
 		{"inspect", "buckets and rows per bucket of a key of any registered view, or a table's partition size estimates", runInspect},
 		{"repair", "re-derive the other views of a key's time range from a base view", runRepair},
 		{"backfill", "fill views added to a populated keyspace from a base view: every key, original write times and TTLs, resumable", runBackfill},
+		{"rollup", "run the rollup worker once for some keys: roll closed intervals, backfill a range (--from), recompute dirty ones", runRollup},
 		{"hotkeys", "list the keys a per-key sharded view promoted to its shards, or promote one", runHotKeys},
 	}
 }

@@ -9,6 +9,7 @@
 //	tsbucket inspect  buckets and rows of a key of a registered view, or a table's partition size estimates
 //	tsbucket repair   re-derive the other views of a key's time range from a base view
 //	tsbucket backfill fill views added to a populated keyspace from a base view, every key
+//	tsbucket rollup   run the rollup worker of a views file's rollup once: roll closed intervals, backfill, recompute dirty ones
 //	tsbucket help     usage of a command
 //
 // Views come from a views file (--views FILE, docs/views-file.md), from the

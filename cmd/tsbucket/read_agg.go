@@ -23,6 +23,7 @@ type aggFlags struct {
 	every, aggs  string
 	calendarZone string
 	csvOutput    bool
+	rollups      string // a views file whose rollups of the view the read may use (rollup.go)
 }
 
 func (a *aggFlags) register(fs *flag.FlagSet) {
@@ -30,6 +31,7 @@ func (a *aggFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.aggs, "agg", "", "aggregates per interval, e.g. avg(temp),max(temp),count(*): count, sum, min, max, avg, first, last of numeric value columns; needs --every")
 	fs.StringVar(&a.calendarZone, "calendar-days", "", "with --every in whole days: calendar days of this time zone (UTC, Europe/Paris), midnight to midnight")
 	fs.BoolVar(&a.csvOutput, "csv", false, "print the aggregates as CSV (with --every)")
+	fs.StringVar(&a.rollups, "rollups", "", "views file whose rollups of --view the read may use where they answer exactly (needs --from and --to)")
 }
 
 func (a aggFlags) requested() bool {
@@ -54,6 +56,9 @@ func runAggregate(ctx context.Context, f readFlags, fs *flag.FlagSet, e env) err
 	q.View, q.Key = v.Name, repo.Key(key)
 	r, err := repo.New[repo.Record](s, f.cluster.keyspace, []schema.View{v}, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: aggregate.DefaultPageSize}})
 	if err != nil {
+		return err
+	}
+	if q.UseRollups, err = useRollups(r, v, f.agg.rollups); err != nil {
 		return err
 	}
 	rows, err := aggregate.Collect(ctx, r, q)
