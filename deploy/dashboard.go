@@ -164,6 +164,10 @@ func clientSections() []section {
 			{"Server partition estimates", "The server's own estimates (system.size_estimates, flushed SSTables only), polled by this process.", "short",
 				[]querySpec{{"sum by (table) (tsbucket_server_partitions_estimate{" + client + "})", "partitions {{table}}"},
 					{"max by (table) (tsbucket_server_partition_mean_bytes{" + client + "})", "mean bytes {{table}}"}}},
+			{"Rollup lag", "How far each rollup's oldest key is behind the newest closable interval after the worker's last round (aggregate.Roller), " +
+				"and the dirty intervals (written into after they were rolled) that round found; reads stay exact either way, they only read more raw rows.", "s",
+				[]querySpec{{"max by (table) (tsbucket_rollup_lag_seconds{" + client + "})", "lag {{table}}"},
+					{"max by (table) (tsbucket_rollup_dirty_intervals{" + client + "})", "dirty intervals {{table}}"}}},
 		}},
 		{"Tombstones", false, []panelSpec{
 			{"Tombstones written per second", "Deletes: each one a tombstone every later read of its partition steps over until gc_grace_seconds pass.", "ops",

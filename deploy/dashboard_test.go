@@ -63,7 +63,7 @@ func TestDashboardCoversEveryFamily(t *testing.T) {
 		"tsbucket_read_coalesced_total", "tsbucket_partition_largest_rows",
 		"tsbucket_partition_threshold_crossings_total", "tsbucket_tombstones_written_total",
 		"tsbucket_tombstone_warnings_total", "tsbucket_fanout_failures_total", `consistency="LOCAL_QUORUM"`,
-		"tsbucket_shard_writes_total", "tsbucket_bucket_width_seconds", "tsbucket_next_scheme_change_timestamp_seconds",
+		"tsbucket_shard_writes_total", "tsbucket_bucket_width_seconds", "tsbucket_rollup_lag_seconds", "tsbucket_rollup_dirty_intervals", "tsbucket_next_scheme_change_timestamp_seconds",
 		"tsbucket_admission_in_flight", "tsbucket_admission_queued", "tsbucket_admission_limit",
 		"tsbucket_admission_shed_total", "tsbucket_admission_wait_seconds_bucket",
 		// the service's Go runtime

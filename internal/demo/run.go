@@ -55,6 +55,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Summary, error) {
 	if err := wl.openRepos(ctx, s, m); err != nil {
 		return sum, err
 	}
+	if err := wl.startRollup(runCtx, &bg, s, reg); err != nil { // rollup.go
+		return sum, err
+	}
 	poller, err := metrics.NewSizePoller(s, cfg.Keyspace, reg, cfg.SizePollInterval)
 	if err != nil {
 		return sum, fmt.Errorf("demo: %w", err)

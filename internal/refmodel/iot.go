@@ -23,3 +23,9 @@ const IoTTTL = 30 * 24 * time.Hour
 // little) and readings_by_site (hourly buckets: a site has many sensors),
 // both expiring after IoTTTL, as declared in views/iot.yaml.
 func IoTViews() []schema.View { return loadViews("iot.yaml") }
+
+// IoTRollups returns the IoT model's rollup: hourly aggregates of each
+// sensor's values (readings_by_sensor), which the demo keeps.
+func IoTRollups() []schema.Rollup {
+	return []schema.Rollup{{Name: "readings_hourly", Source: "readings_by_sensor", Every: time.Hour, Columns: []string{"value"}}}
+}
