@@ -72,6 +72,10 @@ type IoTReport struct {
 	Aggregates []IoTVariant `json:"aggregates"`
 	Latest     []IoTVariant `json:"latest"`
 	Same       bool         `json:"same_answers"`
+	// RollupSame: the rollup-backed read (c) equals the raw read (b) bit
+	// for bit; RollupBuild is the worker round that rolled the range.
+	RollupSame  bool           `json:"rollup_same_answers"`
+	RollupBuild IoTRollupBuild `json:"rollup_build"`
 }
 
 // iotViews are the IoT views and latest_reading_by_sensor.
@@ -187,10 +191,11 @@ func (rep *IoTReport) aggregates(ctx context.Context, cfg IoTConfig, s *gocql.Se
 		return err
 	}
 	var st aggregate.Stats
+	q := aggregate.Query{View: "readings_by_sensor", Key: repo.Key{"device-0"},
+		From: from, To: to, Direction: repo.OldestFirst, Step: aggregate.Step{Every: time.Hour}, Aggs: aggs, Stats: &st}
 	rawV, err := measure(cfg.Rounds, c, "tsbucket aggregate (raw)", func() (int, error) {
 		st = aggregate.Stats{}
-		rows, err = aggregate.Collect(ctx, r, aggregate.Query{View: "readings_by_sensor", Key: repo.Key{"device-0"},
-			From: from, To: to, Direction: repo.OldestFirst, Step: aggregate.Step{Every: time.Hour}, Aggs: aggs, Stats: &st})
+		rows, err = aggregate.Collect(ctx, r, q)
 		return st.Rows, err
 	})
 	if err != nil {
@@ -199,7 +204,8 @@ func (rep *IoTReport) aggregates(ctx context.Context, cfg IoTConfig, s *gocql.Se
 	rep.Intervals = len(rows)
 	rep.Aggregates = []IoTVariant{handV, rawV}
 	rep.Same = sameHourly(hand, rows)
-	return nil
+	q.Stats = nil
+	return rep.rollupVariant(ctx, cfg, s, r, c, q, rows) // iot_rollup.go
 }
 
 // handHourly is what a team writes by hand: each daily bucket of the range
@@ -344,8 +350,11 @@ func median(xs []float64) float64 {
 // Markdown writes the report's two tables.
 func (rep IoTReport) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Hourly avg, min, max and count of one device: %d readings, %d hours (answers the same: %v)\n\n", rep.Readings, rep.Intervals, rep.Same)
+	fmt.Fprintf(&b, "Hourly avg, min, max and count of one device: %d readings, %d hours (answers the same: %v; rollup-backed equals raw bit for bit: %v)\n\n",
+		rep.Readings, rep.Intervals, rep.Same, rep.RollupSame)
 	iotTable(&b, rep.Aggregates)
+	fmt.Fprintf(&b, "\nThe rollup, built once by one worker round (aggregate.Roller): %d intervals, %d requests, %.0f ms\n",
+		rep.RollupBuild.Intervals, rep.RollupBuild.Requests, rep.RollupBuild.Millis)
 	fmt.Fprintf(&b, "\nLatest reading of %d devices\n\n", rep.Devices)
 	iotTable(&b, rep.Latest)
 	return b.String()

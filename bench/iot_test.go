@@ -29,7 +29,7 @@ func TestIoTMarkdown(t *testing.T) {
 		Aggregates: []IoTVariant{{Name: "hand-written page loop", Requests: 289, Rows: 259200, MillisP50: 900, CPUMillis: 300}},
 		Latest:     []IoTVariant{{Name: "latest-value view (LatestValues)", Requests: 1000, Rows: 1000}}}
 	md := rep.Markdown()
-	for _, want := range []string{"259200 readings, 720 hours (answers the same: true)", "| hand-written page loop | 289 | 259200 | 900.0 | 300.0 |", "Latest reading of 1000 devices"} {
+	for _, want := range []string{"259200 readings, 720 hours (answers the same: true; rollup-backed equals raw bit for bit: false)", "| hand-written page loop | 289 | 259200 | 900.0 | 300.0 |", "Latest reading of 1000 devices"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
