@@ -1,0 +1,112 @@
+package aggregate
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tsbucket/tsbucket/metrics"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+var _ RollObserver = (*metrics.Rollup)(nil)
+
+// TestMergeEqualsAdd folds random values one by one, and as rollup rows of
+// random runs of them (stored, then merged), in both directions: every
+// function must give the same value, bit for bit.
+func TestMergeEqualsAdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 4))
+	for round := range 200 {
+		isInt := round%3 == 0
+		xs := make([]number, 1+rng.IntN(300))
+		for i := range xs {
+			switch {
+			case isInt:
+				v := rng.Int64N(1<<40) - 1<<39
+				xs[i] = number{i: v, f: float64(v), valid: true}
+			case rng.IntN(50) == 0:
+				xs[i] = number{} // a null
+			case rng.IntN(80) == 0:
+				xs[i] = number{f: math.Inf(1 - 2*rng.IntN(2)), valid: true}
+			default:
+				xs[i] = number{f: rng.NormFloat64() * math.Pow(10, float64(rng.IntN(30)-15)), valid: true}
+			}
+		}
+		for _, fn := range []Func{Count, Sum, Min, Max, Avg, First, Last} {
+			for _, forward := range []bool{true, false} {
+				want, got := foldOneByOne(xs, fn, isInt, forward), foldByRuns(rng, xs, fn, isInt, forward)
+				if want != got && !(math.IsNaN(want.Float64()) && math.IsNaN(got.Float64())) {
+					t.Fatalf("round %d %s forward=%v: merged %v, added %v", round, fn, forward, got, want)
+				}
+			}
+		}
+	}
+}
+
+func order(xs []number, forward bool) []number {
+	out := make([]number, len(xs))
+	for i := range xs {
+		if forward {
+			out[i] = xs[i]
+		} else {
+			out[i] = xs[len(xs)-1-i]
+		}
+	}
+	return out
+}
+
+func foldOneByOne(xs []number, fn Func, isInt, forward bool) Value {
+	a := accumulator{agg: Agg{Func: fn, Column: "x"}, isInt: isInt, forward: forward}
+	for _, x := range order(xs, forward) {
+		_ = a.add(x)
+	}
+	return a.value()
+}
+
+// foldByRuns cuts xs (in time order) into runs, stores each as a rollup
+// column (a worker's forward fold of a sum), and merges them in the read's
+// direction.
+func foldByRuns(rng *rand.Rand, xs []number, fn Func, isInt, forward bool) Value {
+	var runs [][]number
+	for i := 0; i < len(xs); {
+		j := min(len(xs), i+1+rng.IntN(40))
+		runs = append(runs, xs[i:j])
+		i = j
+	}
+	a := accumulator{agg: Agg{Func: fn, Column: "x"}, isInt: isInt, forward: forward}
+	for k := range runs {
+		run := runs[k]
+		if !forward {
+			run = runs[len(runs)-1-k]
+		}
+		w := accumulator{agg: Agg{Func: Sum, Column: "x"}, isInt: isInt, forward: true}
+		for _, x := range run {
+			_ = w.add(x)
+		}
+		if err := a.merge(w.stored()); err != nil {
+			panic(err)
+		}
+	}
+	return a.value()
+}
+
+func TestPickRollup(t *testing.T) {
+	hourly := schema.Rollup{Name: "h", Source: "v", Every: time.Hour, Columns: []string{"temp", "hum"}, Functions: []string{"avg", "max", "count"}}
+	from, to := time.Unix(0, 0), time.Unix(86400, 0)
+	for _, c := range []struct {
+		q    Query
+		want bool
+	}{
+		{Query{From: from, To: to, Step: Step{Every: 6 * time.Hour}, Aggs: []Agg{{Avg, "temp"}, {Count, AllItems}}}, true},
+		{Query{From: from, To: to, Step: Step{Every: 90 * time.Minute}, Aggs: []Agg{{Avg, "temp"}}}, false}, // not a multiple
+		{Query{From: from, Step: Step{Every: time.Hour}, Aggs: []Agg{{Avg, "temp"}}}, false},               // open range
+		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Min, "temp"}}}, false},       // min not kept
+		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Max, "pressure"}}}, false},   // column not kept
+		{Query{From: from, To: to, Step: Step{Every: 24 * time.Hour, Calendar: true}, Aggs: []Agg{{Avg, "temp"}}}, false},
+	} {
+		if _, _, ok := pickRollup([]schema.Rollup{hourly}, &c.q); ok != c.want {
+			t.Errorf("%v %v: picked %v, want %v", c.q.Step, c.q.Aggs, ok, c.want)
+		}
+	}
+}
