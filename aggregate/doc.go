@@ -38,4 +38,15 @@
 // A raw aggregate reads every row of the range: a month of one reading per
 // 10 s is 259,200 rows in pages of Query.PageSize. Query.Stats counts the
 // requests and rows it took.
+//
+// # Rollups
+//
+// A rollup (schema.Rollup, added with repo.Repo.AddRollups) stores per key
+// and interval what the accumulators hold: count, the int64 sum or the
+// exact-sum partials, min, max, first and last. Roller, the worker, rolls
+// the closed intervals of its keys and recomputes those a late write or
+// delete marked dirty. A read with Query.UseRollups takes a rollup row for
+// each interval the range covers whole that is rolled and not dirty, and
+// reads the rest raw: the same answer, bit for bit, from one row per
+// interval where the rollup is current (docs/design.md, "Rollups").
 package aggregate

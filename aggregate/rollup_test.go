@@ -100,9 +100,9 @@ func TestPickRollup(t *testing.T) {
 	}{
 		{Query{From: from, To: to, Step: Step{Every: 6 * time.Hour}, Aggs: []Agg{{Avg, "temp"}, {Count, AllItems}}}, true},
 		{Query{From: from, To: to, Step: Step{Every: 90 * time.Minute}, Aggs: []Agg{{Avg, "temp"}}}, false}, // not a multiple
-		{Query{From: from, Step: Step{Every: time.Hour}, Aggs: []Agg{{Avg, "temp"}}}, false},               // open range
-		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Min, "temp"}}}, false},       // min not kept
-		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Max, "pressure"}}}, false},   // column not kept
+		{Query{From: from, Step: Step{Every: time.Hour}, Aggs: []Agg{{Avg, "temp"}}}, false},                // open range
+		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Min, "temp"}}}, false},        // min not kept
+		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Max, "pressure"}}}, false},    // column not kept
 		{Query{From: from, To: to, Step: Step{Every: 24 * time.Hour, Calendar: true}, Aggs: []Agg{{Avg, "temp"}}}, false},
 	} {
 		if _, _, ok := pickRollup([]schema.Rollup{hourly}, &c.q); ok != c.want {
