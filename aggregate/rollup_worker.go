@@ -206,12 +206,11 @@ func storedRow[T any](f *folder[T]) repo.RollupRow {
 // read less ClockSkew: a marker written after that read survives.
 func (w *Roller[T]) recomputeDirty(ctx context.Context, ru schema.Rollup, rep *RollReport) error {
 	for shard := range schema.RollupDirtyShards {
-		marks, err := w.Repo.ListDirty(ctx, ru.Name, shard)
-		if err != nil {
-			return err
-		}
-		rep.Dirty += len(marks)
-		for _, m := range marks {
+		for m, err := range w.Repo.DirtyMarkers(ctx, ru.Name, shard) {
+			if err != nil {
+				return err
+			}
+			rep.Dirty++
 			if err := w.recompute(ctx, ru, m, rep); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -113,6 +114,9 @@ func DirtyShard(key Key) int {
 	return int(h.Sum32() % schema.RollupDirtyShards)
 }
 
+// markConcurrency bounds the markers of one write sent at once.
+const markConcurrency = 16
+
 // dirtyMark is one marker to write.
 type dirtyMark struct {
 	d     *rollupDef
@@ -136,11 +140,18 @@ func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, we
 	}
 	ctx, cancel := r.sending(ctx) // the data is written: finish what it began
 	defer cancel()
-	var results []viewResult
-	for _, m := range marks {
-		st := m.d.stmts.markWrite(m.key, m.start, time.Now().UnixMicro(), cfg.consistency)
-		results = append(results, viewResult{view: m.d.spec.DirtyTable(), err: r.exec(ctx, st)})
+	results := make([]viewResult, len(marks))
+	sem := make(chan struct{}, markConcurrency)
+	var wg sync.WaitGroup
+	for i, m := range marks {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			st := m.d.stmts.markWrite(m.key, m.start, time.Now().UnixMicro(), cfg.consistency)
+			results[i] = viewResult{view: m.d.spec.DirtyTable(), err: r.exec(ctx, st)}
+		})
 	}
+	wg.Wait()
 	merr := newPutError(cfg.timestamp, results, r.opts.Metrics)
 	if merr == nil {
 		return werr

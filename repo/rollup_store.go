@@ -178,32 +178,37 @@ type DirtyMarker struct {
 	Start time.Time
 }
 
-// ListDirty returns every marker of one shard (0 to
-// schema.RollupDirtyShards-1) of the rollup: a worker's round reads them all.
-func (r *Repo[T]) ListDirty(ctx context.Context, rollup string, shard int) ([]DirtyMarker, error) {
-	d, err := r.rollup(rollup)
-	if err != nil {
-		return nil, err
-	}
-	rows := r.executor.Query(ctx, d.stmts.dirtyListing(shard, r.rollupConsistency(0)))
-	var out []DirtyMarker
-	for {
-		m := map[string]any{}
-		if !rows.MapScan(m) {
-			break
+// DirtyMarkers yields every marker of one shard (0 to
+// schema.RollupDirtyShards-1) of the rollup, page by page: a worker's
+// round reads them all, in bounded memory however many there are.
+func (r *Repo[T]) DirtyMarkers(ctx context.Context, rollup string, shard int) iter.Seq2[DirtyMarker, error] {
+	return func(yield func(DirtyMarker, error) bool) {
+		d, err := r.rollup(rollup)
+		if err != nil {
+			yield(DirtyMarker{}, err)
+			return
 		}
-		dm := DirtyMarker{Key: make(Key, d.stmts.nKey)}
-		for i, k := range d.src.spec.Key {
-			dm.Key[i] = m[k.Name]
+		rows := r.executor.Query(ctx, d.stmts.dirtyListing(shard, r.rollupConsistency(0)))
+		for {
+			m := map[string]any{}
+			if !rows.MapScan(m) {
+				break
+			}
+			dm := DirtyMarker{Key: make(Key, d.stmts.nKey)}
+			for i, k := range d.src.spec.Key {
+				dm.Key[i] = m[k.Name]
+			}
+			start, _ := m[schemaStart].(time.Time)
+			dm.Start = start.UTC()
+			if !yield(dm, nil) {
+				_ = rows.Close()
+				return
+			}
 		}
-		start, _ := m[schemaStart].(time.Time)
-		dm.Start = start.UTC()
-		out = append(out, dm)
+		if err := rows.Close(); err != nil {
+			yield(DirtyMarker{}, fmt.Errorf("repo: rollup %s: dirty markers: %w", rollup, err))
+		}
 	}
-	if err := rows.Close(); err != nil {
-		return nil, fmt.Errorf("repo: rollup %s: dirty markers: %w", rollup, err)
-	}
-	return out, nil
 }
 
 // ClearDirty deletes key's marker of the interval at start with a delete
