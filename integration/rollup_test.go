@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -205,5 +208,48 @@ func TestRollupBadInput(t *testing.T) {
 				t.Fatalf("%s: table %s created by a refused declaration", c.field, tb)
 			}
 		}
+	}
+}
+
+// TestRollupCLI runs tsbucket rollup for the file's rollup and reads
+// through it with tsbucket read --rollups: the JSON equals the raw read's.
+func TestRollupCLI(t *testing.T) {
+	c := cluster(t)
+	ks, s := refKeyspace(t)
+	r, err := repo.Open[refmodel.Reading](t.Context(), s, ks, refmodel.IoTViews(), repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRandomReadings(t, r, rand.New(rand.NewPCG(29, 5)))
+	views, err := os.ReadFile(filepath.Join("..", "internal", "refmodel", "views", "iot.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "iot.yaml")
+	section := "\nrollups:\n  - name: readings_hourly\n    source: readings_by_sensor\n    every: 1h\n    columns: [value]\n"
+	if err := os.WriteFile(file, append(views, section...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := buildTsbucket(t)
+	conn := []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", ks}
+	from := time.Now().Add(-22 * 24 * time.Hour).UTC().Truncate(time.Second)
+	code, out, errOut := tsbucket(t, bin, append([]string{"rollup", "--views", file, "--key", "sensor-0", "--key", "sensor-1",
+		"--from", from.Format(time.RFC3339)}, conn...)...)
+	if code != 0 || !strings.Contains(out, "rollup readings_hourly: 2 key(s)") || strings.Contains(out, " 0 interval(s) rolled") {
+		t.Fatalf("rollup: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Log(strings.TrimSpace(out))
+	read := func(extra ...string) string {
+		args := append([]string{"read", "--view", "readings_by_sensor", "--key", "sensor-1", "--every", "6h",
+			"--agg", "count(*),avg(value),min(value),max(value),sum(value),first(value)",
+			"--from", from.Add(time.Hour).Format(time.RFC3339), "--to", time.Now().UTC().Format(time.RFC3339), "--json"}, extra...)
+		code, out, errOut := tsbucket(t, bin, append(args, conn...)...)
+		if code != 0 {
+			t.Fatalf("read %v: exit %d\n%s%s", extra, code, out, errOut)
+		}
+		return out
+	}
+	if raw, rolled := read(), read("--rollups", file); raw != rolled || len(raw) < 1000 {
+		t.Fatalf("read --rollups differs from the raw read:\n%s\n---\n%s", rolled, raw)
 	}
 }

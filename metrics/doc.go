@@ -1,7 +1,9 @@
 // Package metrics exports Prometheus collectors for tsbucket: statement
 // latencies, read walks, partition sizes, writes per shard, tombstones,
 // fan-out failures and admission control (per lane: in flight, queued,
-// limit, waits, sheds; Metrics implements admission.Observer).
+// limit, waits, sheds; Metrics implements admission.Observer), and,
+// registered apart by NewRollup, the rollup worker's lag, dirty intervals
+// and intervals computed (Rollup implements aggregate.RollObserver).
 //
 // Contract:
 //   - Every collector is registered on the prometheus.Registerer the caller
