@@ -131,13 +131,13 @@ func (w *Roller[T]) rollKey(ctx context.Context, ru schema.Rollup, key repo.Key,
 	}
 	nf, nt := rf, rt
 	if lo.Before(rf) {
-		if err := w.rollRange(ctx, ru, key, lo, rf, false, rep); err != nil {
+		if err := w.rollRange(ctx, ru, key, lo, rf, rep); err != nil {
 			return rt, err
 		}
 		nf = lo
 	}
 	if rt.Before(hi) {
-		if err := w.rollRange(ctx, ru, key, rt, hi, false, rep); err != nil {
+		if err := w.rollRange(ctx, ru, key, rt, hi, rep); err != nil {
 			return rt, err
 		}
 		nt = hi
@@ -148,11 +148,16 @@ func (w *Roller[T]) rollKey(ctx context.Context, ru schema.Rollup, key repo.Key,
 	return nt, w.Repo.SetRolledRange(ctx, ru.Name, key, nf, nt)
 }
 
-// rollRange computes key's intervals in [from, to) from the raw rows and
-// writes a row for each that holds items; with clear, an interval without
-// items has its row deleted (a recompute: it may have had one).
-func (w *Roller[T]) rollRange(ctx context.Context, ru schema.Rollup, key repo.Key, from, to time.Time, clear bool, rep *RollReport) error {
+// rollRange computes key's intervals in [from, to) from the raw rows,
+// writes a row for each that holds items and deletes the rows already
+// stored for the others: a recompute of an interval emptied by deletes,
+// or rows a crashed round wrote before its checkpoint.
+func (w *Roller[T]) rollRange(ctx context.Context, ru schema.Rollup, key repo.Key, from, to time.Time, rep *RollReport) error {
 	readAt := w.now()
+	stale, err := w.storedStarts(ctx, ru, key, from, to)
+	if err != nil {
+		return err
+	}
 	q := Query{View: ru.Source, Key: key, From: from, To: to, Direction: repo.OldestFirst,
 		Step: Step{Every: ru.Every}, PageSize: w.PageSize}
 	for _, c := range ru.Columns {
@@ -163,17 +168,16 @@ func (w *Roller[T]) rollRange(ctx context.Context, ru schema.Rollup, key repo.Ke
 		return err
 	}
 	var werr error
-	wrote := 0
 	emit := func(Row, error) bool {
+		delete(stale, f.start.UnixNano())
 		if werr = w.Repo.WriteRollupRow(ctx, ru.Name, key, storedRow(f), readAt); werr != nil {
 			return false
 		}
-		wrote++
+		rep.Rolled++
 		return true
 	}
 	ok := foldRaw(ctx, w.Repo, &q, f, from, to, func(r Row, err error) bool {
-		if err != nil {
-			werr = err
+		if werr = err; err != nil {
 			return false
 		}
 		return emit(r, nil)
@@ -181,14 +185,27 @@ func (w *Roller[T]) rollRange(ctx context.Context, ru schema.Rollup, key repo.Ke
 	if ok && f.open {
 		emit(Row{}, nil)
 	}
+	for start := range stale {
+		if werr == nil { // no items now: the row goes
+			werr = w.Repo.WriteRollupRow(ctx, ru.Name, key, repo.RollupRow{Start: time.Unix(0, start).UTC()}, readAt)
+		}
+	}
 	if werr != nil {
 		return fmt.Errorf("aggregate: roll %s: %w", ru.Name, werr)
 	}
-	if clear && wrote == 0 {
-		werr = w.Repo.WriteRollupRow(ctx, ru.Name, key, repo.RollupRow{Start: from}, readAt)
+	return nil
+}
+
+// storedStarts are the starts of key's rows stored in [from, to).
+func (w *Roller[T]) storedStarts(ctx context.Context, ru schema.Rollup, key repo.Key, from, to time.Time) (map[int64]bool, error) {
+	starts := map[int64]bool{}
+	for row, err := range w.Repo.RollupRows(ctx, ru.Name, key, from, to, repo.OldestFirst, nil) {
+		if err != nil {
+			return nil, err
+		}
+		starts[row.Start.UnixNano()] = true
 	}
-	rep.Rolled += wrote
-	return werr
+	return starts, nil
 }
 
 // storedRow is the rollup row of f's open interval: called by the fold's
@@ -228,7 +245,7 @@ func (w *Roller[T]) recompute(ctx context.Context, ru schema.Rollup, m repo.Dirt
 	end := m.Start.Add(ru.Every)
 	if ok && !m.Start.Before(rf) && !end.After(rt) {
 		var sub RollReport
-		if err := w.rollRange(ctx, ru, m.Key, m.Start, end, true, &sub); err != nil {
+		if err := w.rollRange(ctx, ru, m.Key, m.Start, end, &sub); err != nil {
 			return err
 		}
 		rep.Recomputed++

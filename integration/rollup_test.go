@@ -73,10 +73,23 @@ func TestRollupEqualsTheModel(t *testing.T) {
 		}
 		return reps
 	}
+	// A row a crashed round wrote before its checkpoint, for an hour that
+	// holds no reading: the round that rolls the hour must delete it.
+	ghost := time.Now().Add(-21*24*time.Hour - 12*time.Hour).Truncate(time.Hour)
+	bogus := repo.RollupRow{Start: ghost, Items: 5, Columns: []repo.RollupColumn{{N: 5, Partials: []float64{50}, Min: 1.0, Max: 20.0, First: 1.0, Last: 20.0}}}
+	if err := r.WriteRollupRow(t.Context(), "readings_hourly", repo.Key{"sensor-0"}, bogus, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	if rep := roll("first round"); rep.Rolled < 500 {
 		t.Fatalf("first round rolled %d intervals, want hundreds", rep.Rolled)
 	}
 	check("after the worker", true)
+	aggs, _ := aggregate.Parse("count(*)")
+	rows, err := aggregate.Collect(t.Context(), r, aggregate.Query{View: "readings_by_sensor", Key: repo.Key{"sensor-0"},
+		From: ghost.Add(-6 * time.Hour), To: ghost.Add(6 * time.Hour), Step: aggregate.Step{Every: time.Hour}, Aggs: aggs, UseRollups: true})
+	if err != nil || len(rows) != 0 {
+		t.Fatalf("the hour of a crashed round's row: %v %+v, want no row", err, rows)
+	}
 	lateWrites(t, r, stored, rng)
 	check("after late writes", true)
 	// A marker written less than ClockSkew before a round's raw read
