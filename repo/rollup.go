@@ -134,7 +134,7 @@ func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, we
 	if set == nil || (werr != nil && !errors.Is(werr, ErrPartialWrite)) {
 		return werr
 	}
-	marks := set.marks(rows, time.Now())
+	marks := set.marks(rows, r.opts.Now())
 	if len(marks) == 0 {
 		return werr
 	}
@@ -147,7 +147,7 @@ func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, we
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			st := m.d.stmts.markWrite(m.key, m.start, time.Now().UnixMicro(), cfg.consistency)
+			st := m.d.stmts.markWrite(m.key, m.start, r.opts.Now().UnixMicro(), cfg.consistency)
 			results[i] = viewResult{view: m.d.spec.DirtyTable(), err: r.exec(ctx, st)}
 		})
 	}

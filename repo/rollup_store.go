@@ -250,5 +250,5 @@ func (r *Repo[T]) SetRolledRange(ctx context.Context, rollup string, key Key, fr
 	if err != nil {
 		return err
 	}
-	return r.exec(ctx, d.stmts.rolledWrite(key, from, to, time.Now().UnixMicro(), r.rollupConsistency(0)))
+	return r.exec(ctx, d.stmts.rolledWrite(key, from, to, r.opts.Now().UnixMicro(), r.rollupConsistency(0)))
 }

@@ -1,0 +1,104 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// rollupSpy sends statements to the rollup tables nowhere (recording
+// them, failing them with fail) and the others to the fake cluster.
+type rollupSpy struct {
+	*fakeCluster
+	mu    sync.Mutex
+	order []string // the table of every statement, in the order sent
+	marks []Statement
+	fail  error
+}
+
+func (s *rollupSpy) Exec(ctx context.Context, st Statement) error {
+	s.mu.Lock()
+	s.order = append(s.order, st.Table)
+	if strings.HasSuffix(st.Table, "_dirty") {
+		s.marks = append(s.marks, st)
+		defer s.mu.Unlock()
+		return s.fail
+	}
+	s.mu.Unlock()
+	return s.fakeCluster.Exec(ctx, st)
+}
+
+func newRollupNotes(t *testing.T) (*Repo[note], *rollupSpy) {
+	t.Helper()
+	views := noteViews()
+	spy := &rollupSpy{fakeCluster: newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })}
+	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
+		WrapExecutor: func(Executor) Executor { return spy }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddRollups(schema.Rollup{Name: "by_room_hourly", Source: "by_room", Every: time.Hour, Columns: []string{"note_id"}}); err != nil {
+		t.Fatal(err)
+	}
+	return r, spy
+}
+
+// A write into an interval that has ended marks it, after its data
+// writes, stamped with the writer's clock; one into the open interval
+// does not; PutMany marks each interval once.
+func TestDirtyMarkers(t *testing.T) {
+	r, spy := newRollupNotes(t)
+	open := r.noteAt(t, "a", fixedNow.Add(time.Minute))
+	if err := r.Put(t.Context(), &open); err != nil || len(spy.marks) != 0 {
+		t.Fatalf("put into the open hour: %v, %d markers", err, len(spy.marks))
+	}
+	late := r.noteAt(t, "a", fixedNow.Add(-90*time.Minute))
+	if err := r.Put(t.Context(), &late, WithTimestamp(42)); err != nil || len(spy.marks) != 1 {
+		t.Fatalf("put into an ended hour: %v, %d markers", err, len(spy.marks))
+	}
+	m := spy.marks[0]
+	wantStart := fixedNow.Add(-2 * time.Hour)
+	if m.Table != "by_room_hourly_dirty" || m.Args[1] != "a" || !m.Args[2].(time.Time).Equal(wantStart) || m.Args[3] != fixedNow.UnixMicro() {
+		t.Fatalf("marker %v %v, want room a, start %v, the writer's clock (not the call's timestamp 42)", m.Table, m.Args, wantStart)
+	}
+	if last := spy.order[len(spy.order)-1]; last != "by_room_hourly_dirty" {
+		t.Fatalf("the marker was not sent last: %v", spy.order)
+	}
+	if err := r.Delete(t.Context(), &late); err != nil || len(spy.marks) != 2 {
+		t.Fatalf("delete in an ended hour: %v, %d markers", err, len(spy.marks))
+	}
+	items := []note{r.noteAt(t, "b", fixedNow.Add(-3*time.Hour)), r.noteAt(t, "b", fixedNow.Add(-3*time.Hour+time.Minute)),
+		r.noteAt(t, "b", fixedNow.Add(-5*time.Hour)), r.noteAt(t, "b", fixedNow.Add(time.Second))}
+	if err := r.PutMany(t.Context(), items); err != nil || len(spy.marks) != 4 {
+		t.Fatalf("put many: %v, %d markers, want 2 more", err, len(spy.marks))
+	}
+}
+
+// A write that sent nothing marks nothing; a marker that fails fails the
+// call with a *PutError naming the dirty table and carrying the call's
+// timestamp, a partial write that RetryOf completes.
+func TestDirtyMarkerFailures(t *testing.T) {
+	r, spy := newRollupNotes(t)
+	late := r.noteAt(t, "a", fixedNow.Add(-90*time.Minute))
+	spy.fakeCluster.fail = func(Statement) error { return errors.New("down") }
+	if err := r.Put(t.Context(), &late); err == nil || errors.Is(err, ErrPartialWrite) || len(spy.marks) != 0 {
+		t.Fatalf("a put that wrote nothing: %v, %d markers", err, len(spy.marks))
+	}
+	spy.fakeCluster.fail = nil
+	spy.fail = errors.New("dirty table down")
+	err := r.Put(t.Context(), &late, WithTimestamp(77))
+	var pe *PutError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrPartialWrite) || pe.Timestamp != 77 ||
+		len(pe.Failed) != 1 || pe.Failed[0].View != "by_room_hourly_dirty" || len(pe.Written) != 2 {
+		t.Fatalf("a failed marker: %#v", err)
+	}
+	spy.fail = nil
+	if err := r.Put(t.Context(), &late, RetryOf(err)); err != nil || len(spy.marks) != 2 {
+		t.Fatalf("retry: %v, %d markers", err, len(spy.marks))
+	}
+}
