@@ -16,7 +16,8 @@ import (
 // rows and written with its raw read's time as write timestamp, so running
 // a round twice, or two rounds after a crash, stores the same rows; the
 // checkpoint is written after the rows it covers. Run one Roller per
-// rollup at a time: two racing rounds may leave the row of the slower.
+// rollup at a time (a Roller runs one round at a time): two racing rounds
+// may leave the row of the slower.
 type Roller[T any] struct {
 	Repo   *repo.Repo[T]
 	Rollup string
@@ -33,7 +34,13 @@ type Roller[T any] struct {
 	Now      func() time.Time // the clock; nil is time.Now
 	// Observer, when set, is told each round's outcome (metrics.Rollup).
 	Observer RollObserver
+
+	// rolled are the ranges this round rolled, by key text, with the time
+	// their raw read began: a marker sent before that needs no recompute.
+	rolled map[string][]rolledSpan
 }
+
+type rolledSpan struct{ from, to, readAt time.Time }
 
 // RollObserver receives the outcome of rounds (package metrics implements
 // it with bounded labels: the rollup's name).
@@ -47,6 +54,7 @@ type RollReport struct {
 	Rolled     int           // new intervals computed (holding items)
 	Recomputed int           // marked intervals recomputed
 	Dirty      int           // markers found
+	Cleared    int           // markers cleared without a recompute: sent before this round rolled their interval
 	Lag        time.Duration // Horizon less the oldest key's checkpoint end
 }
 
@@ -85,6 +93,7 @@ func (w *Roller[T]) RunOnce(ctx context.Context) (RollReport, error) {
 		lo = w.From.Truncate(ru.Every)
 	}
 	oldest := rep.Horizon
+	w.rolled = map[string][]rolledSpan{}
 	for _, key := range w.Keys {
 		to, err := w.rollKey(ctx, ru, key, lo, hi, &rep)
 		if err != nil {
@@ -131,13 +140,13 @@ func (w *Roller[T]) rollKey(ctx context.Context, ru schema.Rollup, key repo.Key,
 	}
 	nf, nt := rf, rt
 	if lo.Before(rf) {
-		if err := w.rollRange(ctx, ru, key, lo, rf, rep); err != nil {
+		if err := w.rollNew(ctx, ru, key, lo, rf, rep); err != nil {
 			return rt, err
 		}
 		nf = lo
 	}
 	if rt.Before(hi) {
-		if err := w.rollRange(ctx, ru, key, rt, hi, rep); err != nil {
+		if err := w.rollNew(ctx, ru, key, rt, hi, rep); err != nil {
 			return rt, err
 		}
 		nt = hi
@@ -208,6 +217,28 @@ func (w *Roller[T]) storedStarts(ctx context.Context, ru schema.Rollup, key repo
 	return starts, nil
 }
 
+// rollNew rolls a range new to key's checkpoint and remembers when.
+func (w *Roller[T]) rollNew(ctx context.Context, ru schema.Rollup, key repo.Key, from, to time.Time, rep *RollReport) error {
+	before := w.now() // no later than the raw read's start
+	if err := w.rollRange(ctx, ru, key, from, to, rep); err != nil {
+		return err
+	}
+	k := key.String()
+	w.rolled[k] = append(w.rolled[k], rolledSpan{from, to, before})
+	return nil
+}
+
+// rolledBefore returns when this round's raw read of m's interval began,
+// if this round rolled it.
+func (w *Roller[T]) rolledBefore(m repo.DirtyMarker) (time.Time, bool) {
+	for _, sp := range w.rolled[m.Key.String()] {
+		if !m.Start.Before(sp.from) && m.Start.Before(sp.to) {
+			return sp.readAt, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // storedRow is the rollup row of f's open interval: called by the fold's
 // yield, before the next interval begins.
 func storedRow[T any](f *folder[T]) repo.RollupRow {
@@ -237,6 +268,14 @@ func (w *Roller[T]) recomputeDirty(ctx context.Context, ru schema.Rollup, rep *R
 }
 
 func (w *Roller[T]) recompute(ctx context.Context, ru schema.Rollup, m repo.DirtyMarker, rep *RollReport) error {
+	skew := w.Repo.ClockSkew()
+	// A marker sent ClockSkew before this round's raw read of its interval
+	// was sent before that read by every clock, after its data write: the
+	// read saw the data. (MarkedAt is to the millisecond: one more.)
+	if at, ok := w.rolledBefore(m); ok && m.MarkedAt.Add(time.Millisecond).Before(at.Add(-skew)) {
+		rep.Cleared++
+		return w.Repo.ClearDirty(ctx, ru.Name, m.Key, m.Start, at.Add(-skew))
+	}
 	at := w.now()
 	rf, rt, ok, err := w.Repo.RolledRange(ctx, ru.Name, m.Key, nil)
 	if err != nil {
@@ -251,5 +290,5 @@ func (w *Roller[T]) recompute(ctx context.Context, ru schema.Rollup, m repo.Dirt
 		rep.Recomputed++
 	}
 	// An interval not rolled yet needs no marker: its roll reads it raw.
-	return w.Repo.ClearDirty(ctx, ru.Name, m.Key, m.Start, at.Add(-w.Repo.ClockSkew()))
+	return w.Repo.ClearDirty(ctx, ru.Name, m.Key, m.Start, at.Add(-skew))
 }

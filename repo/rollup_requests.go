@@ -61,8 +61,8 @@ func newRollupStatements(keyspace string, d rollupDef) rollupStatements {
 		s.table, s.keyCols, stats, marks(s.nKey+2+len(s.statCols)))
 	s.deleteRow = fmt.Sprintf("DELETE FROM %s USING TIMESTAMP ? WHERE %s AND period = ? AND start = ?", s.table, s.keyWhere)
 	s.selectDirty = fmt.Sprintf("SELECT start FROM %s WHERE shard = ? AND %s AND start >= ? AND start < ?", s.dirty, s.keyWhere)
-	s.listDirty = fmt.Sprintf("SELECT %s, start FROM %s WHERE shard = ?", s.keyCols, s.dirty)
-	s.insertDirty = fmt.Sprintf("INSERT INTO %s (shard, %s, start) VALUES (%s) USING TIMESTAMP ?", s.dirty, s.keyCols, marks(s.nKey+2))
+	s.listDirty = fmt.Sprintf("SELECT %s, start, marked_at FROM %s WHERE shard = ?", s.keyCols, s.dirty)
+	s.insertDirty = fmt.Sprintf("INSERT INTO %s (shard, %s, start, marked_at) VALUES (%s) USING TIMESTAMP ?", s.dirty, s.keyCols, marks(s.nKey+3))
 	s.deleteDirty = fmt.Sprintf("DELETE FROM %s USING TIMESTAMP ? WHERE shard = ? AND %s AND start = ?", s.dirty, s.keyWhere)
 	s.selectRolled = fmt.Sprintf("SELECT rolled_from, rolled_to FROM %s WHERE %s", s.rolled, s.keyWhere)
 	s.insertRolled = fmt.Sprintf("INSERT INTO %s (%s, rolled_from, rolled_to) VALUES (%s) USING TIMESTAMP ?", s.rolled, s.keyCols, marks(s.nKey+2))
@@ -114,7 +114,7 @@ func (s *rollupStatements) dirtyListing(shard int, cl gocql.Consistency) Stateme
 
 // markWrite writes the marker of key's interval at start.
 func (s *rollupStatements) markWrite(key Key, start time.Time, ts int64, cl gocql.Consistency) Statement {
-	args := append([]any{DirtyShard(key)}, keyArgs(key, start, ts)...)
+	args := append([]any{DirtyShard(key)}, keyArgs(key, start, time.UnixMicro(ts), ts)...)
 	return Statement{Table: s.names[1], Op: "insert", CQL: s.insertDirty, Args: args, Consistency: cl}
 }
 

@@ -176,6 +176,9 @@ const schemaStart = "start"
 type DirtyMarker struct {
 	Key   Key
 	Start time.Time
+	// MarkedAt is the writer's clock when it sent the marker (its write
+	// timestamp), to the millisecond.
+	MarkedAt time.Time
 }
 
 // DirtyMarkers yields every marker of one shard (0 to
@@ -199,7 +202,8 @@ func (r *Repo[T]) DirtyMarkers(ctx context.Context, rollup string, shard int) it
 				dm.Key[i] = m[k.Name]
 			}
 			start, _ := m[schemaStart].(time.Time)
-			dm.Start = start.UTC()
+			at, _ := m["marked_at"].(time.Time)
+			dm.Start, dm.MarkedAt = start.UTC(), at.UTC()
 			if !yield(dm, nil) {
 				_ = rows.Close()
 				return

@@ -63,7 +63,7 @@ func TestDirtyMarkers(t *testing.T) {
 	}
 	m := spy.marks[0]
 	wantStart := fixedNow.Add(-2 * time.Hour)
-	if m.Table != "by_room_hourly_dirty" || m.Args[1] != "a" || !m.Args[2].(time.Time).Equal(wantStart) || m.Args[3] != fixedNow.UnixMicro() {
+	if m.Table != "by_room_hourly_dirty" || m.Args[1] != "a" || !m.Args[2].(time.Time).Equal(wantStart) || m.Args[4] != fixedNow.UnixMicro() {
 		t.Fatalf("marker %v %v, want room a, start %v, the writer's clock (not the call's timestamp 42)", m.Table, m.Args, wantStart)
 	}
 	if last := spy.order[len(spy.order)-1]; last != "by_room_hourly_dirty" {

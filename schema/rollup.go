@@ -232,7 +232,7 @@ func rollupTables(ks string, src View, r Rollup) []string {
 	kn := strings.Join(keyNames, ", ")
 	rows := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s\n  period bigint,\n  start timestamp,\n%s\n  PRIMARY KEY ((%s, period), start)\n) WITH CLUSTERING ORDER BY (start ASC)",
 		ks, r.Name, strings.Join(key, "\n"), strings.Join(cols, "\n"), kn)
-	dirty := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n  shard int,\n%s\n  start timestamp,\n  PRIMARY KEY (shard, %s, start)\n)",
+	dirty := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n  shard int,\n%s\n  start timestamp,\n  marked_at timestamp,\n  PRIMARY KEY (shard, %s, start)\n)",
 		ks, r.DirtyTable(), strings.Join(key, "\n"), kn)
 	rolled := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s\n  rolled_from timestamp,\n  rolled_to timestamp,\n  PRIMARY KEY ((%s))\n)",
 		ks, r.RolledTable(), strings.Join(key, "\n"), kn)
