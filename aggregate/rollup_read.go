@@ -23,23 +23,24 @@ type part struct {
 	from, to time.Time
 }
 
-// pickRollup returns a rollup of q's view that can answer q: an interval
-// that divides q's (so q's intervals are made of whole rollup intervals on
-// the same epoch grid), every aggregate's column and function kept, and a
-// bounded range. cols maps q.Aggs to the rollup's columns.
-func pickRollup(rollups []schema.Rollup, q *Query) (ru schema.Rollup, cols []int, ok bool) {
+// pickRollup returns the rollup of q's view, of the longest interval,
+// that can answer q: an interval that divides q's (so q's intervals are
+// made of whole rollup intervals on the same epoch grid), every
+// aggregate's column and function kept, and a bounded range. cols maps
+// q.Aggs to the rollup's columns.
+func pickRollup(rollups []schema.Rollup, q *Query) (best schema.Rollup, cols []int, ok bool) {
 	if q.From.IsZero() || q.To.IsZero() || q.Step.Calendar {
-		return ru, nil, false
+		return best, nil, false
 	}
 	for _, ru := range rollups {
-		if q.Step.Every%ru.Every != 0 {
+		if q.Step.Every%ru.Every != 0 || (ok && ru.Every <= best.Every) {
 			continue
 		}
-		if cols, ok := rollupColumns(ru, q.Aggs); ok {
-			return ru, cols, true
+		if c, fits := rollupColumns(ru, q.Aggs); fits {
+			best, cols, ok = ru, c, true
 		}
 	}
-	return ru, nil, false
+	return best, cols, ok
 }
 
 func rollupColumns(ru schema.Rollup, aggs []Agg) ([]int, bool) {

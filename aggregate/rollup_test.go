@@ -109,4 +109,14 @@ func TestPickRollup(t *testing.T) {
 			t.Errorf("%v %v: picked %v, want %v", c.q.Step, c.q.Aggs, ok, c.want)
 		}
 	}
+	sixHours := hourly
+	sixHours.Name, sixHours.Every = "six", 6*time.Hour
+	q := Query{From: from, To: to, Step: Step{Every: 12 * time.Hour}, Aggs: []Agg{{Avg, "temp"}}}
+	if ru, _, _ := pickRollup([]schema.Rollup{hourly, sixHours}, &q); ru.Name != "six" {
+		t.Errorf("12h read picked %s, want the 6h rollup", ru.Name)
+	}
+	q.Step.Every = 3 * time.Hour
+	if ru, _, _ := pickRollup([]schema.Rollup{sixHours, hourly}, &q); ru.Name != "h" {
+		t.Errorf("3h read picked %s, want the hourly rollup", ru.Name)
+	}
 }
