@@ -210,6 +210,10 @@ func RollupDDL(keyspace string, views []View, rollups []Rollup) ([]string, error
 	return stmts, nil
 }
 
+// rollupTables are a rollup's three tables. The dirty markers are a
+// queue: each cleared marker is a tombstone the worker's listing reads
+// past until compaction drops it, so their table keeps tombstones 3 hours
+// (the default hint window, as MinGCGrace) and compacts leveled.
 func rollupTables(ks string, src View, r Rollup) []string {
 	var key, keyNames []string
 	for _, k := range src.Key {
@@ -232,7 +236,7 @@ func rollupTables(ks string, src View, r Rollup) []string {
 	kn := strings.Join(keyNames, ", ")
 	rows := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s\n  period bigint,\n  start timestamp,\n%s\n  PRIMARY KEY ((%s, period), start)\n) WITH CLUSTERING ORDER BY (start ASC)",
 		ks, r.Name, strings.Join(key, "\n"), strings.Join(cols, "\n"), kn)
-	dirty := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n  shard int,\n%s\n  start timestamp,\n  marked_at timestamp,\n  PRIMARY KEY (shard, %s, start)\n)",
+	dirty := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n  shard int,\n%s\n  start timestamp,\n  marked_at timestamp,\n  PRIMARY KEY (shard, %s, start)\n) WITH gc_grace_seconds = 10800\n    AND compaction = {'class': 'LeveledCompactionStrategy'}",
 		ks, r.DirtyTable(), strings.Join(key, "\n"), kn)
 	rolled := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s\n  rolled_from timestamp,\n  rolled_to timestamp,\n  PRIMARY KEY ((%s))\n)",
 		ks, r.RolledTable(), strings.Join(key, "\n"), kn)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -144,4 +145,22 @@ func useRollups(r *repo.Repo[repo.Record], v schema.View, path string) (bool, er
 		return false, usageErr("--rollups: %v", err)
 	}
 	return true, nil
+}
+
+// applyRollups creates the tables of the views file's rollups, after its
+// views (schema apply --views).
+func applyRollups(ctx context.Context, c clusterFlags, keyspace string, f schema.ViewsFile, w io.Writer) error {
+	if len(f.Rollups) == 0 {
+		return nil
+	}
+	s, err := c.session("")
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := schema.ApplyRollups(ctx, s, keyspace, f.Views, f.Rollups); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "keyspace %s: %d rollup(s) applied\n", keyspace, len(f.Rollups))
+	return nil
 }

@@ -104,8 +104,12 @@ func runSchemaPrint(args []string, e env) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	rollups, err := schema.RollupDDL(k.Name, f.Views, f.Rollups) // the file's rollups section, if any
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	fmt.Fprintf(e.stdout, "-- tsbucket schema: the %s\n\n%s;\n", source, ksCQL)
-	for _, s := range stmts {
+	for _, s := range append(stmts, rollups...) {
 		fmt.Fprintf(e.stdout, "\n%s;\n", s)
 	}
 	return nil
@@ -146,6 +150,9 @@ func runSchemaApply(ctx context.Context, args []string, e env) error {
 		k.Name, k.Replication = c.keyspace, map[string]int{c.datacenter(): rf}
 	}
 	if err := applyViews(ctx, c, k, f.Views, applyOptions{autoTablets: workload != "", alter: alter}, e.stdout); err != nil {
+		return err
+	}
+	if err := applyRollups(ctx, c, k.Name, f, e.stdout); err != nil { // rollup.go
 		return err
 	}
 	fmt.Fprintf(e.stdout, "keyspace %s: %d view(s) applied and registered (the %s)\n", k.Name, len(f.Views), source)
