@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -116,7 +117,10 @@ type folder[T any] struct {
 	view  columnReader[T]
 	q     *Query
 	accs  []accumulator
-	open  bool // an interval has items
+	cols  []foldColumn // the distinct columns of accs
+	colOf []int        // accs[i] reads cols[colOf[i]]
+	nums  []number     // the current item's value of each of cols
+	open  bool         // an interval has items
 	start time.Time
 	items int64
 }
@@ -133,11 +137,28 @@ func newFolder[T any](r *repo.Repo[T], q *Query) (*folder[T], error) {
 }
 
 func newFolderOf[T any](cr columnReader[T], v schema.View, q *Query) *folder[T] {
-	f := &folder[T]{view: cr, q: q, accs: make([]accumulator, len(q.Aggs))}
+	f := &folder[T]{view: cr, q: q, accs: make([]accumulator, len(q.Aggs)), colOf: make([]int, len(q.Aggs))}
 	for i, a := range q.Aggs {
 		f.accs[i] = accumulator{agg: a, isInt: isIntegerColumn(v, a.Column), forward: q.Direction == repo.OldestFirst}
+		if a.Column == AllItems {
+			continue
+		}
+		j := slices.IndexFunc(f.cols, func(c foldColumn) bool { return c.name == a.Column })
+		if j < 0 {
+			j = len(f.cols)
+			f.cols = append(f.cols, foldColumn{name: a.Column, isInt: f.accs[i].isInt, firstAgg: i})
+		}
+		f.colOf[i] = j
 	}
+	f.nums = make([]number, len(f.cols))
 	return f
+}
+
+// foldColumn is a column the aggregates read, once per item.
+type foldColumn struct {
+	name     string
+	isInt    bool
+	firstAgg int // the first aggregate of it, named in its errors
 }
 
 // fold adds items to the intervals, yielding each interval it closes; false
@@ -172,21 +193,24 @@ func (f *folder[T]) begin(start time.Time) {
 
 func (f *folder[T]) add(item *T) error {
 	f.items++
+	// Each column is read once per item, however many aggregates use it
+	// (avg, min and max of one column: one reflective read, not three).
+	for j, col := range f.cols {
+		v, err := f.view.Value(item, col.name)
+		if err != nil {
+			return err
+		}
+		if f.nums[j], err = toNumber(v, col.isInt); err != nil {
+			return fmt.Errorf("%s: %w", f.accs[col.firstAgg].agg, err)
+		}
+	}
 	for i := range f.accs {
 		a := &f.accs[i]
 		if a.agg.Column == AllItems {
 			a.addItem()
 			continue
 		}
-		v, err := f.view.Value(item, a.agg.Column)
-		if err != nil {
-			return err
-		}
-		x, err := toNumber(v, a.isInt)
-		if err != nil {
-			return fmt.Errorf("%s: %w", a.agg, err)
-		}
-		if err := a.add(x); err != nil {
+		if err := a.add(f.nums[f.colOf[i]]); err != nil {
 			return err
 		}
 	}
