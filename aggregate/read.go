@@ -62,8 +62,9 @@ func Read[T any](ctx context.Context, r *repo.Repo[T], q Query) iter.Seq2[Row, e
 			yield(Row{}, err)
 			return
 		}
+		// Only the aggregated columns are read (and the key and ID).
 		rq := repo.Query{View: q.View, Key: q.Key, Limit: q.PageSize, Direction: q.Direction,
-			From: q.From, To: q.To, Consistency: q.Consistency}
+			From: q.From, To: q.To, Consistency: q.Consistency, Columns: f.columnNames()}
 		for {
 			page, err := r.Read(ctx, rq)
 			if err != nil {
@@ -120,9 +121,11 @@ type folder[T any] struct {
 	cols  []foldColumn // the distinct columns of accs
 	colOf []int        // accs[i] reads cols[colOf[i]]
 	nums  []number     // the current item's value of each of cols
-	open  bool         // an interval has items
-	start time.Time
-	items int64
+	// idColumn is the view's ID: the column read for count(*) alone.
+	idColumn string
+	open     bool // an interval has items
+	start    time.Time
+	items    int64
 }
 
 func newFolder[T any](r *repo.Repo[T], q *Query) (*folder[T], error) {
@@ -137,7 +140,7 @@ func newFolder[T any](r *repo.Repo[T], q *Query) (*folder[T], error) {
 }
 
 func newFolderOf[T any](cr columnReader[T], v schema.View, q *Query) *folder[T] {
-	f := &folder[T]{view: cr, q: q, accs: make([]accumulator, len(q.Aggs)), colOf: make([]int, len(q.Aggs))}
+	f := &folder[T]{view: cr, q: q, accs: make([]accumulator, len(q.Aggs)), colOf: make([]int, len(q.Aggs)), idColumn: v.ID.Name}
 	for i, a := range q.Aggs {
 		f.accs[i] = accumulator{agg: a, isInt: isIntegerColumn(v, a.Column), forward: q.Direction == repo.OldestFirst}
 		if a.Column == AllItems {
@@ -152,6 +155,16 @@ func newFolderOf[T any](cr columnReader[T], v schema.View, q *Query) *folder[T] 
 	}
 	f.nums = make([]number, len(f.cols))
 	return f
+}
+
+// columnNames are the columns the aggregates read: the ID alone for
+// count(*) (a read of no named column would read them all).
+func (f *folder[T]) columnNames() []string {
+	names := []string{f.idColumn}
+	for _, c := range f.cols {
+		names = append(names, c.name)
+	}
+	return names
 }
 
 // foldColumn is a column the aggregates read, once per item.

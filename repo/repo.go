@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -60,6 +61,10 @@ type view struct {
 	// (nil: none known); hot counts rows towards automatic promotion.
 	promos atomic.Pointer[map[string]schema.Promotion]
 	hot    hotCounter
+	// projections holds the selects of reads of some columns, by their
+	// names (projection.go); projected counts the sets asked for.
+	projections sync.Map
+	projected   atomic.Int32
 }
 
 // scheme is the view's bucket scheme as currently known, with its history.
