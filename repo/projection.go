@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// A read of some columns (Query.Columns) selects the view's key, its ID and
-// those columns only: a page for a chart or an aggregate over many rows is
+// A read of some columns (Query.Columns) selects the view's ID and those
+// columns only (the key only if named: the caller knows it): a page for a chart or an aggregate over many rows is
 // then smaller on the wire, less work for the node, and decodes only what
 // the caller uses. Its selects are built the first time a set of columns is
 // asked for, and kept with the view: a service asks for a few sets.
@@ -22,11 +22,7 @@ func (v *view) selectsFor(cols []string) (*selects, error) {
 	if len(cols) == 0 {
 		return &v.stmts.selects, nil
 	}
-	n := len(v.spec.Key)
-	if !v.idInKey {
-		n++
-	}
-	read := slices.Clone(v.columns[:n]) // key and ID: the walk needs them
+	read := []string{v.spec.ID.Name} // the walk needs it: cursors, shard merges
 	for _, c := range cols {
 		if !slices.Contains(v.columns, c) {
 			return nil, fmt.Errorf("view %s: %w: %q in Query.Columns", v.spec.Name, ErrUnknownColumn, c)

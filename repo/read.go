@@ -50,9 +50,9 @@ type Query struct {
 	Cursor string
 	// Consistency overrides the repository default for this read.
 	Consistency gocql.Consistency
-	// Columns, when set, reads only these columns of the view besides its
-	// key and ID, which are always read: the items' other fields stay
-	// zero. A page of a few columns of many rows (a chart, an aggregate)
+	// Columns, when set, reads only these columns of the view and its ID,
+	// which is always read: the items' other fields stay zero, the key's
+	// too unless named (the caller knows it). A page of a few columns of many rows (a chart, an aggregate)
 	// is smaller on the wire and cheaper to decode. A name the view does
 	// not have is ErrUnknownColumn.
 	Columns []string
