@@ -3,7 +3,6 @@ package integration
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -18,10 +17,7 @@ import (
 // latestViews are the IoT views and latest_reading_by_sensor, the
 // latest-value view of readings_by_sensor.
 func latestViews() []schema.View {
-	views := refmodel.IoTViews()
-	src := views[slices.IndexFunc(views, func(v schema.View) bool { return v.Name == "readings_by_sensor" })]
-	return append(views, schema.View{Name: "latest_reading_by_sensor", LatestOf: src.Name, Key: src.Key,
-		ID: src.ID, Kind: src.Kind, Values: []schema.Column{{Name: "value", Type: "double"}, {Name: "unit", Type: "text"}}})
+	return append(refmodel.IoTViews(), refmodel.IoTLatestView())
 }
 
 // TestLatestValueEqualsTheModel drives five sensors through random writes
