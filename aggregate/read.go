@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -74,8 +75,9 @@ func Read[T any](ctx context.Context, r *repo.Repo[T], q Query) iter.Seq2[Row, e
 			readRolled(ctx, r, &q, f, ru, cols, yield) // rollup_read.go
 			return
 		}
+		// Only the aggregated columns are read (and the key and ID).
 		rq := repo.Query{View: q.View, Key: q.Key, Limit: q.PageSize, Direction: q.Direction,
-			From: q.From, To: q.To, Consistency: q.Consistency}
+			From: q.From, To: q.To, Consistency: q.Consistency, Columns: f.columnNames()}
 		for {
 			page, err := r.Read(ctx, rq)
 			if err != nil {
@@ -129,9 +131,14 @@ type folder[T any] struct {
 	view  columnReader[T]
 	q     *Query
 	accs  []accumulator
-	open  bool // an interval has items
-	start time.Time
-	items int64
+	cols  []foldColumn // the distinct columns of accs
+	colOf []int        // accs[i] reads cols[colOf[i]]
+	nums  []number     // the current item's value of each of cols
+	// idColumn is the view's ID: the column read for count(*) alone.
+	idColumn string
+	open     bool // an interval has items
+	start    time.Time
+	items    int64
 }
 
 func newFolder[T any](r *repo.Repo[T], q *Query) (*folder[T], error) {
@@ -146,11 +153,38 @@ func newFolder[T any](r *repo.Repo[T], q *Query) (*folder[T], error) {
 }
 
 func newFolderOf[T any](cr columnReader[T], v schema.View, q *Query) *folder[T] {
-	f := &folder[T]{view: cr, q: q, accs: make([]accumulator, len(q.Aggs))}
+	f := &folder[T]{view: cr, q: q, accs: make([]accumulator, len(q.Aggs)), colOf: make([]int, len(q.Aggs)), idColumn: v.ID.Name}
 	for i, a := range q.Aggs {
 		f.accs[i] = accumulator{agg: a, isInt: isIntegerColumn(v, a.Column), forward: q.Direction == repo.OldestFirst}
+		if a.Column == AllItems {
+			continue
+		}
+		j := slices.IndexFunc(f.cols, func(c foldColumn) bool { return c.name == a.Column })
+		if j < 0 {
+			j = len(f.cols)
+			f.cols = append(f.cols, foldColumn{name: a.Column, isInt: f.accs[i].isInt, firstAgg: i})
+		}
+		f.colOf[i] = j
 	}
+	f.nums = make([]number, len(f.cols))
 	return f
+}
+
+// columnNames are the columns the aggregates read: the ID alone for
+// count(*) (a read of no named column would read them all).
+func (f *folder[T]) columnNames() []string {
+	names := []string{f.idColumn}
+	for _, c := range f.cols {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// foldColumn is a column the aggregates read, once per item.
+type foldColumn struct {
+	name     string
+	isInt    bool
+	firstAgg int // the first aggregate of it, named in its errors
 }
 
 // fold adds items to the intervals, yielding each interval it closes; false
@@ -185,21 +219,24 @@ func (f *folder[T]) begin(start time.Time) {
 
 func (f *folder[T]) add(item *T) error {
 	f.items++
+	// Each column is read once per item, however many aggregates use it
+	// (avg, min and max of one column: one reflective read, not three).
+	for j, col := range f.cols {
+		v, err := f.view.Value(item, col.name)
+		if err != nil {
+			return err
+		}
+		if f.nums[j], err = toNumber(v, col.isInt); err != nil {
+			return fmt.Errorf("%s: %w", f.accs[col.firstAgg].agg, err)
+		}
+	}
 	for i := range f.accs {
 		a := &f.accs[i]
 		if a.agg.Column == AllItems {
 			a.addItem()
 			continue
 		}
-		v, err := f.view.Value(item, a.agg.Column)
-		if err != nil {
-			return err
-		}
-		x, err := toNumber(v, a.isInt)
-		if err != nil {
-			return fmt.Errorf("%s: %w", a.agg, err)
-		}
-		if err := a.add(x); err != nil {
+		if err := a.add(f.nums[f.colOf[i]]); err != nil {
 			return err
 		}
 	}

@@ -136,7 +136,7 @@ func planParts[T any](ctx context.Context, r *repo.Repo[T], q *Query, ru schema.
 // foldRaw folds the raw items of [from, to) into f.
 func foldRaw[T any](ctx context.Context, r *repo.Repo[T], q *Query, f *folder[T], from, to time.Time, yield func(Row, error) bool) bool {
 	rq := repo.Query{View: q.View, Key: q.Key, Limit: q.PageSize, Direction: q.Direction,
-		From: from, To: to, Consistency: q.Consistency}
+		From: from, To: to, Consistency: q.Consistency, Columns: f.columnNames()}
 	for {
 		page, err := r.Read(ctx, rq)
 		if err != nil {

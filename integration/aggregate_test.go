@@ -203,7 +203,7 @@ func TestAggregateCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeRandomReadings(t, r, rand.New(rand.NewPCG(29, 2)))
-	bin := buildTsbucket(t)
+	bin := buildCLI(t)
 	conn := []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", ks}
 	read := func(args ...string) (int, string, string) {
 		return tsbucket(t, bin, append(append([]string{"read", "--view", "readings_by_site", "--key", "site-agg"}, args...), conn...)...)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,16 +18,6 @@ import (
 
 // The tsbucket command against the shared cluster, as a user runs it: the
 // binary is built and executed, its exit codes and outputs checked.
-
-// buildTsbucket builds cmd/tsbucket into a temporary directory.
-func buildTsbucket(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tsbucket")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/tsbucket").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // tsbucket runs the binary and returns its exit code and outputs.
 func tsbucket(t *testing.T, bin string, args ...string) (int, string, string) {
@@ -49,7 +38,7 @@ func tsbucket(t *testing.T, bin string, args ...string) (int, string, string) {
 
 func TestDemoCommand(t *testing.T) {
 	c := cluster(t)
-	bin := buildTsbucket(t)
+	bin := buildCLI(t)
 	ks := newKeyspace(t)
 	conn := []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", ks}
 
@@ -131,7 +120,7 @@ func TestDemoCommand(t *testing.T) {
 // summary and exits 0.
 func TestDemoCommandInterrupt(t *testing.T) {
 	c := cluster(t)
-	bin := buildTsbucket(t)
+	bin := buildCLI(t)
 	cmd := exec.CommandContext(t.Context(), bin, "demo", "--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter,
 		"--keyspace", newKeyspace(t), "--duration", "0", "--metrics-addr", "off", "--seed-messages", "100",
 		"--seed-readings", "100", "--purge", "0", "--progress", "lines")

@@ -72,6 +72,9 @@ func runMain(m *testing.M) int {
 		}
 	}
 	code := m.Run()
+	if cli.dir != "" {
+		os.RemoveAll(cli.dir)
+	}
 	if err := shared.Close(); err != nil {
 		fmt.Fprintf(os.Stderr, "integration: stop cluster: %v\n", err)
 		if code == 0 {

@@ -3,7 +3,6 @@ package integration
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -18,10 +17,7 @@ import (
 // latestViews are the IoT views and latest_reading_by_sensor, the
 // latest-value view of readings_by_sensor.
 func latestViews() []schema.View {
-	views := refmodel.IoTViews()
-	src := views[slices.IndexFunc(views, func(v schema.View) bool { return v.Name == "readings_by_sensor" })]
-	return append(views, schema.View{Name: "latest_reading_by_sensor", LatestOf: src.Name, Key: src.Key,
-		ID: src.ID, Kind: src.Kind, Values: []schema.Column{{Name: "value", Type: "double"}, {Name: "unit", Type: "text"}}})
+	return append(refmodel.IoTViews(), refmodel.IoTLatestView())
 }
 
 // TestLatestValueEqualsTheModel drives five sensors through random writes
@@ -161,4 +157,64 @@ func (m *latestModel) put(t *testing.T, r *repo.Repo[refmodel.Reading], rd refmo
 		t.Fatal(err)
 	}
 	m.stored[rd.SensorID][rd.ReadingID] = rd
+}
+
+// TestLatestValueUnderSkewedClocks: two instances whose clocks differ by
+// 8 s (ClockSkew 10 s) write and delete one sensor's readings. The fast
+// one writes the newest reading P, whose insert retires the older rows at
+// its (fast) timestamp, then deletes P and writes N back at its own clock.
+// The slow one then deletes N: in the source that delete wins, but the
+// latest-value view holds N at the fast write-back's later timestamp, and
+// M written back at the slow delete's timestamp would be shadowed by P's
+// retirement. The view must still show M, as the source does.
+func TestLatestValueUnderSkewedClocks(t *testing.T) {
+	c := cluster(t)
+	ks := newKeyspace(t)
+	s := connect(t, ks)
+	views := latestViews()
+	if err := schema.Apply(t.Context(), s, schema.Keyspace{Name: ks, Replication: map[string]int{c.Datacenter: 1}}, views); err != nil {
+		t.Fatal(err)
+	}
+	open := func(offset time.Duration) *repo.Repo[refmodel.Reading] {
+		opts := repo.Options{Now: func() time.Time { return time.Now().Add(offset) }}
+		opts.Schemes.ClockSkew = 10 * time.Second
+		r, err := repo.Open[refmodel.Reading](t.Context(), s, ks, views, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	fast, slow := open(4*time.Second), open(-4*time.Second)
+	now := time.Now()
+	reading := func(ago time.Duration, v float64) refmodel.Reading {
+		return refmodel.Reading{SensorID: "s", SiteID: "site", Value: v, Unit: "C", ReadingID: gocql.UUIDFromTime(now.Add(-ago))}
+	}
+	m, n, p := reading(3*time.Minute, 1), reading(2*time.Minute, 2), reading(time.Minute, 3)
+	for _, step := range []struct {
+		r    *repo.Repo[refmodel.Reading]
+		item refmodel.Reading
+		del  bool
+		want refmodel.Reading
+	}{
+		{slow, m, false, m}, {slow, n, false, n}, {fast, p, false, p},
+		{fast, p, true, n}, // N written back at the fast clock
+		{slow, n, true, m}, // the slow delete of N, M written back under P's retirement
+	} {
+		var err error
+		if step.del {
+			err = step.r.Delete(t.Context(), &step.item)
+		} else {
+			err = step.r.Put(t.Context(), &step.item)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*repo.Repo[refmodel.Reading]{fast, slow} {
+			got, found, err := r.LatestValue(t.Context(), "latest_reading_by_sensor", repo.Key{"s"})
+			if err != nil || !found || got.ReadingID != step.want.ReadingID {
+				t.Fatalf("after %s of %v: latest %v (found %v, %v), want %v", map[bool]string{false: "put", true: "delete"}[step.del],
+					step.item.Value, got.Value, found, err, step.want.Value)
+			}
+		}
+	}
 }

@@ -404,7 +404,7 @@ func TestRebucketCLI(t *testing.T) {
 	if err := schema.Apply(ctx, s, ks, []schema.View{v}); err != nil {
 		t.Fatal(err)
 	}
-	bin := buildTsbucket(t)
+	bin := buildCLI(t)
 	conn := []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", ks.Name}
 	run := func(args ...string) (int, string, string) {
 		return tsbucket(t, bin, append(append([]string{"schema", "rebucket"}, conn...), args...)...)

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -84,12 +87,29 @@ func TestReliabilityCLIBadInput(t *testing.T) {
 // buildCLI builds cmd/tsbucket into a temporary directory.
 func buildCLI(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tsbucket")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "../cmd/tsbucket").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build ./cmd/tsbucket: %v\n%s", err, out)
+	cli.once.Do(func() {
+		dir, err := os.MkdirTemp("", "tsbucket-cli-")
+		if err != nil {
+			cli.err = err
+			return
+		}
+		cli.dir, cli.bin = dir, filepath.Join(dir, "tsbucket")
+		if out, err := exec.Command("go", "build", "-o", cli.bin, "../cmd/tsbucket").CombinedOutput(); err != nil {
+			cli.err = fmt.Errorf("go build ./cmd/tsbucket: %v\n%s", err, out)
+		}
+	})
+	if cli.err != nil {
+		t.Fatal(cli.err)
 	}
-	return bin
+	return cli.bin
+}
+
+// cli is the tsbucket binary the tests run, built once per test binary (a
+// build takes seconds on two cores) and removed by TestMain.
+var cli struct {
+	once     sync.Once
+	dir, bin string
+	err      error
 }
 
 // countingListener accepts and closes connections, counting them; it

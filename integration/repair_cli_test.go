@@ -14,7 +14,7 @@ import (
 // nothing.
 func TestRepairCommand(t *testing.T) {
 	c := cluster(t)
-	bin := buildTsbucket(t)
+	bin := buildCLI(t)
 	ks, s := refKeyspace(t)
 	r, err := repo.Open[refmodel.Message](t.Context(), s, ks, refmodel.ChatViews(), repo.Options{})
 	if err != nil {

@@ -246,10 +246,14 @@ func TestRollupCLI(t *testing.T) {
 	if err := os.WriteFile(file, append(views, section...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bin := buildTsbucket(t)
+	bin := buildCLI(t)
 	conn := []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", ks}
+	code, out, errOut := tsbucket(t, bin, append([]string{"schema", "apply", "--views", file}, conn...)...)
+	if code != 0 || !strings.Contains(out, "1 rollup(s) applied") {
+		t.Fatalf("schema apply: exit %d\n%s%s", code, out, errOut)
+	}
 	from := time.Now().Add(-22 * 24 * time.Hour).UTC().Truncate(time.Second)
-	code, out, errOut := tsbucket(t, bin, append([]string{"rollup", "--views", file, "--key", "sensor-0", "--key", "sensor-1",
+	code, out, errOut = tsbucket(t, bin, append([]string{"rollup", "--views", file, "--key", "sensor-0", "--key", "sensor-1",
 		"--from", from.Format(time.RFC3339)}, conn...)...)
 	if code != 0 || !strings.Contains(out, "rollup readings_hourly: 2 key(s)") || strings.Contains(out, " 0 interval(s) rolled") {
 		t.Fatalf("rollup: exit %d\n%s%s", code, out, errOut)

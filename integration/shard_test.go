@@ -195,7 +195,7 @@ func TestPerKeyPromotion(t *testing.T) {
 
 	// The command lists the promotion and promotes another key by hand.
 	c := cluster(t)
-	bin := buildTsbucket(t)
+	bin := buildCLI(t)
 	conn := []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", ks.Name, "--view", "messages_by_channel"}
 	code, out, errOut := tsbucket(t, bin, append([]string{"hotkeys"}, conn...)...)
 	if code != 0 || !strings.Contains(out, "1 key(s) promoted to 4 shards") || !strings.Contains(out, "40 rows to bucket") {

@@ -51,7 +51,7 @@ type telemetryCLI struct {
 // staying in its group, a missing keyspace, drop.
 func TestTelemetryCLI(t *testing.T) {
 	c := cluster(t)
-	tc := &telemetryCLI{bin: buildTsbucket(t), ks: dropLater(t, keyspaceName(t.Name())), parisKeyText: "Paris%2C FR"}
+	tc := &telemetryCLI{bin: buildCLI(t), ks: dropLater(t, keyspaceName(t.Name())), parisKeyText: "Paris%2C FR"}
 	tc.conn = []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", tc.ks}
 	tc.full = shopFile(t, c, "telemetry_views.yaml")
 	tc.first = tc.withoutView(t, "readings_by_site")

@@ -54,7 +54,7 @@ type shopCLI struct {
 // through the command alone.
 func TestViewsCLI(t *testing.T) {
 	c := cluster(t)
-	sh := &shopCLI{bin: buildTsbucket(t), ks: dropLater(t, keyspaceName(t.Name()))}
+	sh := &shopCLI{bin: buildCLI(t), ks: dropLater(t, keyspaceName(t.Name()))}
 	sh.conn = []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter, "--keyspace", sh.ks}
 	sh.file = shopFile(t, c, "shop_views.yaml")
 	sh.s = connect(t, "")

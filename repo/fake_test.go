@@ -278,9 +278,25 @@ func (r *fakeRows) Scan(dest ...any) bool {
 	row := r.rows[r.next]
 	r.next++
 	for i, d := range dest {
-		reflect.ValueOf(d).Elem().Set(reflect.ValueOf(row[r.cols[i]]))
+		setScanned(reflect.ValueOf(d).Elem(), row[r.cols[i]])
 	}
 	return true
+}
+
+// setScanned stores a column's value in f as the driver does: a missing
+// value leaves f zero (a nil pointer), a pointer field gets a new value.
+func setScanned(f reflect.Value, x any) {
+	if x == nil {
+		f.SetZero()
+		return
+	}
+	val := reflect.ValueOf(x)
+	if f.Kind() == reflect.Pointer && val.Kind() != reflect.Pointer {
+		p := reflect.New(f.Type().Elem())
+		p.Elem().Set(val)
+		val = p
+	}
+	f.Set(val)
 }
 
 func (r *fakeRows) StructScan(dest any) bool {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/gocql/gocql"
+
 	"github.com/tsbucket/tsbucket/bucket"
 )
 
@@ -19,8 +21,9 @@ import (
 //
 // Deleting the newest item leaves the key's partition without it, and
 // the rows before it were retired when it was written: restoreLatest then
-// reads the source's newest item and writes it back, with the delete's
-// timestamp, which is later than the retirement's.
+// reads the source's newest item and writes it back (writeBack), and
+// checks that it shows: instances' clocks differ by up to ClockSkew, so
+// the retirement can be stamped later than the delete.
 
 // latestConcurrency bounds the keys LatestValues reads at once.
 const latestConcurrency = 16
@@ -76,30 +79,90 @@ func (r *Repo[T]) LatestValues(ctx context.Context, view string, keys []Key) (it
 
 // restoreLatest writes back the newest item of rw's key from its source
 // when the deleted rw was the key's newest: its latest-value view's first
-// row is then older than rw (a late item written after rw) or missing.
+// row is then older than rw (a late item written after rw), missing, or rw
+// itself, when an earlier write-back stamped rw later than this delete.
 func (r *Repo[T]) restoreLatest(ctx context.Context, rw row, cfg writeConfig) error {
 	v := rw.v
-	cur, err := r.Read(ctx, Query{View: v.spec.Name, Key: rw.key, Limit: 1, Consistency: cfg.consistency})
-	if err != nil {
-		return err
-	}
-	curID, hasCur, err := r.firstID(v, cur.Items)
+	curID, hasCur, err := r.latestID(ctx, v, rw.key, cfg.consistency)
 	if err != nil || hasCur && v.spec.Kind.Compare(curID, rw.id) > 0 {
 		return err // a newer item is in place: rw was not the newest
 	}
-	src, err := r.Read(ctx, Query{View: v.spec.LatestOf, Key: rw.key, Limit: 1, Consistency: cfg.consistency})
-	if err != nil || len(src.Items) == 0 {
-		return err
+	back, hasBack, err := r.sourceNewest(ctx, v, rw.key, cfg.consistency)
+	if err != nil || hasBack && back.id == rw.id {
+		return err // the source holds rw: a later write of it won, in every view
 	}
-	back, err := r.rowOf(v, reflect.ValueOf(&src.Items[0]).Elem(), true, make(Key, len(v.spec.Key)))
-	if err != nil {
-		return err
-	}
-	if hasCur && v.spec.Kind.Compare(curID, back.id) >= 0 {
+	if hasCur && curID == rw.id {
+		// The delete lost in this view only: a write-back (by an instance
+		// whose clock is ahead) stamped rw later than the source's copy.
+		if err := r.deleteOverStamp(ctx, rw, cfg); err != nil {
+			return err
+		}
+	} else if !hasBack || hasCur && v.spec.Kind.Compare(curID, back.id) >= 0 {
 		return nil
 	}
-	ttl, _ := cfg.ttlOf(v)
-	return r.exec(ctx, back.insertWrite(cfg.consistency, ttl, cfg.timestamp))
+	if !hasBack {
+		return nil
+	}
+	return r.writeBack(ctx, back, cfg)
+}
+
+// sourceNewest is the row, in v, of the newest item of key in v's source.
+func (r *Repo[T]) sourceNewest(ctx context.Context, v *view, key Key, cl gocql.Consistency) (row, bool, error) {
+	src, err := r.Read(ctx, Query{View: v.spec.LatestOf, Key: key, Limit: 1, Consistency: cl})
+	if err != nil || len(src.Items) == 0 {
+		return row{}, false, err
+	}
+	back, err := r.rowOf(v, reflect.ValueOf(&src.Items[0]).Elem(), true, make(Key, len(v.spec.Key)))
+	return back, err == nil, err
+}
+
+// latestID is the ID of the first live row of key in v, a latest-value view.
+func (r *Repo[T]) latestID(ctx context.Context, v *view, key Key, cl gocql.Consistency) (bucket.ID, bool, error) {
+	cur, err := r.Read(ctx, Query{View: v.spec.Name, Key: key, Limit: 1, Consistency: cl})
+	if err != nil {
+		return bucket.ID{}, false, err
+	}
+	return r.firstID(v, cur.Items)
+}
+
+// writeBack writes back, its insert alone, and checks that it shows. At
+// the delete's timestamp it can be shadowed by the range delete that came
+// with the insert of a newer item (deleted since) from an instance whose
+// clock was ahead: that write began before this one, so its timestamp is
+// at most this clock plus ClockSkew, and the second attempt is stamped past
+// it. The write-back has no range delete of its own: one stamped ahead
+// would shadow the next write-back of an older item in turn.
+func (r *Repo[T]) writeBack(ctx context.Context, back row, cfg writeConfig) error {
+	ttl, _ := cfg.ttlOf(back.v)
+	cl := cfg.consistency
+	for _, ts := range []int64{cfg.timestamp, cfg.timestamp + r.opts.Schemes.ClockSkew.Microseconds() + 1} {
+		ins := write(back.v.spec.Name, "insert", back.v.stmts.insert, cl, back.insertArgs(ttl, ts))
+		if err := r.exec(ctx, ins); err != nil {
+			return err
+		}
+		id, ok, err := r.latestID(ctx, back.v, back.key, cl)
+		if err != nil || ok && back.v.spec.Kind.Compare(id, back.id) >= 0 {
+			return err // it shows, or a newer item arrived meanwhile
+		}
+	}
+	return fmt.Errorf("repo: the write-back of the newest item of %s stays shadowed", back.v.spec.Name)
+}
+
+// deleteOverStamp deletes rw's row from its latest-value view past the
+// write time it holds there. A view without scalar values has no write
+// time to read: a write-back is stamped at most ClockSkew + 1 µs past its
+// writer's clock, so 2 x ClockSkew + 1 µs past this one, and the delete
+// goes past that.
+func (r *Repo[T]) deleteOverStamp(ctx context.Context, rw row, cfg writeConfig) error {
+	ts := cfg.timestamp + 2*r.opts.Schemes.ClockSkew.Microseconds() + 2
+	st, found, err := r.stampOf(ctx, rw, newStampQuery(rw.v), cfg.consistency)
+	if err != nil || !found {
+		return err
+	}
+	if st.known {
+		ts = max(cfg.timestamp, st.ts+1)
+	}
+	return r.exec(ctx, rw.deleteWrite(cfg.consistency, ts))
 }
 
 // firstID is the ID of the first of items, read from v.

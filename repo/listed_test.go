@@ -42,3 +42,54 @@ func TestListedPagesEndAtTheRange(t *testing.T) {
 		t.Fatalf("read %d items (%d distinct), want the %d of the range once each", len(got), len(slices.Compact(slices.Clone(got))), len(want))
 	}
 }
+
+// TestListedPageResumesInItsBucket: a page that continues inside the bucket
+// the previous page filled in reads that bucket first and asks the index
+// only when it runs out: pages of a long read cost one request each, as a
+// hand-written driver loop's do (they cost two, a listing and the bucket).
+func TestListedPageResumesInItsBucket(t *testing.T) {
+	views := noteViews()
+	width := views[0].Scheme.Width()
+	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
+	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
+		Read: ReadOptions{NoCoalesce: true}, WrapExecutor: fake.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := fixedNow.Add(-3 * width).Truncate(width)
+	var want []int64
+	for b := range 3 { // 25 notes in each of 3 buckets
+		for i := range 25 {
+			n := note{Room: "r", EditID: snowflakeFor(t, first.Add(time.Duration(b)*width+time.Duration(i+1)*time.Second)), Body: "x"}
+			n.NoteID = n.EditID
+			if err := r.Put(t.Context(), &n); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, n.EditID)
+		}
+	}
+	var got []int64
+	var requests []int
+	q := Query{View: "by_room", Key: Key{"r"}, Limit: 10, Direction: OldestFirst, From: first}
+	for {
+		p, err := r.Read(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, requests = append(got, editIDs(p.Items)...), append(requests, p.Stats.Queries)
+		if q.Cursor = p.Cursor; q.Cursor == "" {
+			break
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("read %d items, want the %d written, in order, once each", len(got), len(want))
+	}
+	// Pages of 10 of 3 x 25: the first lists the index and reads b0; a page
+	// inside its bucket is one request; one that crosses a boundary (the 3rd,
+	// and the 6th, after the 5th ended on b1's last row) is the bucket, the
+	// listing and the next bucket; the last finds nothing listed after b2.
+	wantReqs := []int{2, 1, 3, 1, 1, 3, 1, 2}
+	if !slices.Equal(requests, wantReqs) {
+		t.Fatalf("requests per page %v, want %v", requests, wantReqs)
+	}
+}

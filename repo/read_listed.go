@@ -19,14 +19,44 @@ import (
 // for a key that holds nothing, and none for the empty buckets of a sparse
 // one.
 func (w *walk[T]) listed(ctx context.Context) (StopReason, error) {
-	buckets, err := w.countedPresence(ctx, w.indexStart(), w.indexEnd())
+	start := w.indexStart()
+	if w.resumes && !w.r.opts.Index.ProbeUnindexed {
+		next, done, stop, err := w.resume(ctx)
+		if done || err != nil {
+			return stop, err
+		}
+		start = next
+	}
+	buckets, err := w.countedPresence(ctx, start, w.indexEnd())
 	if err != nil {
 		return 0, err
 	}
 	if len(buckets) == 0 {
+		if start != w.indexStart() {
+			return w.endOfRange(), nil // the key had rows: it is indexed
+		}
 		return w.unindexed(ctx, nil)
 	}
 	return w.visitListed(ctx, buckets, nil)
+}
+
+// resume reads the bucket the cursor's page filled in, before the index: a
+// long read's pages (an export, an aggregate over a month) then cost one
+// request each, as a hand-written driver loop's do, and the index is asked
+// only when that bucket runs out. It returns the bucket the listing goes
+// on from, or done with why the page stopped.
+func (w *walk[T]) resume(ctx context.Context) (next bucket.Bucket, done bool, stop StopReason, err error) {
+	if _, err := w.queryBucket(ctx, w.resumeIn); err != nil {
+		return 0, true, 0, err
+	}
+	if w.remaining() == 0 {
+		return 0, true, StopFull, nil
+	}
+	next = w.resumeIn + w.step()
+	if w.resumeIn == w.indexEnd() || w.pastIndexRange(next) {
+		return 0, true, w.endOfRange(), nil
+	}
+	return next, false, 0, nil
 }
 
 // visitListed reads the listed buckets in walk order, paging through the

@@ -38,6 +38,7 @@ type readPlan struct {
 	reach
 
 	strategy strategy
+	proj     *projection // the bucket queries: of every column, or of q.Columns
 	// keepsHint says the page reads and keeps the key's read hint (a
 	// newest-first read of a bucketed view through the presence index);
 	// hintKey names the key among the hints.
@@ -106,6 +107,11 @@ func (p *readPlan) init(v *view, q Query, cl gocql.Consistency, o *Options) erro
 		p.promo, p.promoted = v.promotion(q.Key.String())
 	}
 	p.binding = readBinding(q.View, q.Key, q.Direction, unixNano(q.From), unixNano(q.To))
+	proj, err := v.projectionFor(q.Columns)
+	if err != nil {
+		return err
+	}
+	p.proj = proj
 	c, hasCursor, err := p.decodeCursor(o.Read.CursorSecret)
 	if err != nil {
 		return err

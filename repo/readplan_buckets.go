@@ -19,6 +19,10 @@ type bucketBounds struct {
 	floor, ceiling     bucket.Bucket
 	floored, ceilinged bool
 	lookbackFloor      bool
+	// resumes: the cursor's page filled inside bucket resumeIn, which then
+	// likely holds the next page's first rows (readListed reads it first).
+	resumeIn bucket.Bucket
+	resumes  bool
 }
 
 // raise lifts the floor to b, if b is above it.
@@ -85,16 +89,17 @@ func (p *readPlan) boundByCursor(cur *cursor) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w: %w", ErrBadCursor, err)
 	}
 	curAt, _ := k.Time(cur.last)
+	p.resumeIn, p.resumes = b, true
 	if p.q.Direction == NewestFirst {
 		// A cursor at the first ID of its bucket (a walk that stopped at a
 		// bucket boundary) continues in the bucket below.
 		if id, err := k.MinID(s.Start(b)); err == nil && id == cur.last {
-			b--
+			b, p.resumes = b-1, false
 		}
 		p.lower(b)
 	} else {
 		if id, err := k.MaxID(s.End(b).Add(-k.Precision())); err == nil && id == cur.last {
-			b++
+			b, p.resumes = b+1, false
 		}
 		p.raise(b)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -316,8 +318,13 @@ func scalarType(typ string) bool {
 
 // stamp reads rw's row in its view: whether it exists and its stamp.
 func (run *repairRun[T]) stamp(ctx context.Context, rw row) (rowStamp, bool, error) {
-	sq := run.probe[rw.v.spec.Name]
-	it := run.r.executor.Query(ctx, rw.stampRead(sq, run.r.opts.Consistency))
+	return run.r.stampOf(ctx, rw, run.probe[rw.v.spec.Name], run.r.opts.Consistency)
+}
+
+// stampOf reads rw's row in its view with sq: whether it exists, and the
+// newest write time among its value cells with that cell's TTL.
+func (r *Repo[T]) stampOf(ctx context.Context, rw row, sq stampQuery, cl gocql.Consistency) (rowStamp, bool, error) {
+	it := r.executor.Query(ctx, rw.stampRead(sq, cl))
 	wts := make([]*int64, sq.values)
 	ttls := make([]*int, sq.values)
 	dest := make([]any, 0, 1+2*sq.values)

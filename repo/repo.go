@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -61,6 +62,13 @@ type view struct {
 	// (nil: none known); hot counts rows towards automatic promotion.
 	promos atomic.Pointer[map[string]schema.Promotion]
 	hot    hotCounter
+	// all is the projection of every column; projections holds those of
+	// reads of some columns, by their names (projection.go); projected
+	// counts the sets asked for. plainPaths: colPaths cross no pointer.
+	all         projection
+	projections sync.Map
+	projected   atomic.Int32
+	plainPaths  bool
 }
 
 // scheme is the view's bucket scheme as currently known, with its history.
@@ -253,6 +261,7 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 			return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
 		}
 		v.colPaths = paths
+		v.plainPaths = plainFieldPaths(t, paths)
 	}
 	var err error
 	if v.stmts, err = buildStatements(r.keyspace, spec, v.columns, v.idInKey); err != nil {
@@ -261,6 +270,10 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	ttl := r.opts.Write.TTL
 	if ttl == 0 {
 		ttl = spec.TTL
+	}
+	v.all = projection{sel: v.stmts.selects}
+	if v.colPaths != nil && v.plainPaths {
+		v.all.paths = v.colPaths
 	}
 	v.ttl = int(ttl.Seconds())
 	v.sch.Store(&spec.Scheme)

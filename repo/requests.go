@@ -20,8 +20,9 @@ import (
 
 // bucketQuery reads up to limit rows of key in shard of bucket b of v, in
 // direction dir, within the ID bounds ids: one single-partition query.
-func (v *view) bucketQuery(key Key, b bucket.Bucket, shard int, dir Direction, ids idBounds, limit int, cl gocql.Consistency) Statement {
-	st := v.stmts.selects[dir][ids.lo][ids.hi]
+// sel is the view's selects, or those of the read's Query.Columns.
+func (v *view) bucketQuery(sel *selects, key Key, b bucket.Bucket, shard int, dir Direction, ids idBounds, limit int, cl gocql.Consistency) Statement {
+	st := sel[dir][ids.lo][ids.hi]
 	args := make([]any, len(st.names))
 	for i, name := range st.names {
 		switch {

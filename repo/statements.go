@@ -55,8 +55,8 @@ type statements struct {
 	// ID (a range tombstone): the insert of its newest item comes with it.
 	prune          stmt
 	presenceInsert stmt
-	// selects[dir][lower][upper]
-	selects [2][3][2]stmt
+	// selects[dir][lower][upper], of every item column
+	selects selects
 	// presence[dir]: buckets of a key between two bounds, in walk order.
 	presence [2]stmt
 }
@@ -78,17 +78,7 @@ func buildStatements(keyspace string, v schema.View, itemColumns []string, idInK
 		st.prune = build(qb.Delete(table).Where(append(viewKeyEq(v), qb.LtNamed(v.ID.Name, bindHi))...).TimestampNamed(bindTS))
 	}
 
-	for dir := range 2 {
-		for lo := range 3 {
-			for hi := range 2 {
-				if idInKey {
-					st.selects[dir][lo][hi] = build(qb.Select(table).Columns(itemColumns...).Where(keyWhere(v)...).LimitNamed(bindLimit))
-					continue
-				}
-				st.selects[dir][lo][hi] = build(selectBuilder(table, v, itemColumns, Direction(dir), lowerBound(lo), upperBound(hi)))
-			}
-		}
-	}
+	st.selects = buildSelects(table, v, itemColumns, idInKey)
 	if v.Bucketed() {
 		ptable := keyspace + "." + v.PresenceTable()
 		// The presence index is per (key, bucket), whatever the view's shards.
@@ -105,6 +95,26 @@ func buildStatements(keyspace string, v schema.View, itemColumns []string, idInK
 		}
 	}
 	return st, st.lint()
+}
+
+// selects are a view's bucket queries, by [direction][lower][upper] bound.
+type selects [2][3][2]stmt
+
+// buildSelects builds every bucket query of v reading cols.
+func buildSelects(table string, v schema.View, cols []string, idInKey bool) selects {
+	var sel selects
+	for dir := range 2 {
+		for lo := range 3 {
+			for hi := range 2 {
+				if idInKey {
+					sel[dir][lo][hi] = build(qb.Select(table).Columns(cols...).Where(keyWhere(v)...).LimitNamed(bindLimit))
+					continue
+				}
+				sel[dir][lo][hi] = build(selectBuilder(table, v, cols, Direction(dir), lowerBound(lo), upperBound(hi)))
+			}
+		}
+	}
+	return sel
 }
 
 func selectBuilder(table string, v schema.View, cols []string, dir Direction, lo lowerBound, hi upperBound) *qb.SelectBuilder {

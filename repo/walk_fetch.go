@@ -117,14 +117,15 @@ func (w *walk[T]) merge(parts [][]T, limit int) []T {
 
 // fetchShard runs one single-partition query of shard s of bucket b.
 func (w *walk[T]) fetchShard(ctx context.Context, b bucket.Bucket, shard, limit int) ([]T, error) {
-	it := w.r.executor.Query(ctx, w.v.bucketQuery(w.q.Key, b, shard, w.q.Direction, w.idBounds, limit, w.cl))
+	it := w.r.executor.Query(ctx, w.v.bucketQuery(&w.proj.sel, w.q.Key, b, shard, w.q.Direction, w.idBounds, limit, w.cl))
 	rows := make([]T, 0, min(limit, 64)+1) // +1: the slot of the scan that finds no more
+	sc := newRowScanner(w.proj)
 	for {
 		// Scanned in place: a local T would escape to the heap, one
 		// allocation per row.
 		var zero T
 		rows = append(rows, zero)
-		if !scanItem(it, &rows[len(rows)-1]) {
+		if !scanRow(it, &sc, &rows[len(rows)-1]) {
 			rows = rows[:len(rows)-1]
 			break
 		}

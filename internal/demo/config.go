@@ -89,6 +89,7 @@ type Config struct {
 	PageRate   float64 // pager sessions, each up to Pages pages; default 2
 	SensorRate float64 // latest readings of a sensor; default 20
 	RangeRate  float64 // oldest-first reads of a site's last 6 hours; default 5
+	SiteRate   float64 // latest values of every sensor of a site, at once; default 5
 	DeleteRate float64 // moderator deletes of recent messages; default 1
 
 	Viewers   int // identical concurrent reads per channel opening; default 4
@@ -154,6 +155,7 @@ func (c Config) withDefaults() Config {
 	c.PageRate = orNone(c.PageRate, 2)
 	c.SensorRate = orNone(c.SensorRate, 20)
 	c.RangeRate = orNone(c.RangeRate, 5)
+	c.SiteRate = orNone(c.SiteRate, 5)
 	c.DeleteRate = orNone(c.DeleteRate, 1)
 	c.Viewers = orDefault(c.Viewers, 4)
 	c.Pages = orDefault(c.Pages, 5)
@@ -259,6 +261,8 @@ func (c Config) rate(op string) float64 {
 		return c.SensorRate
 	case OpIoTRange:
 		return c.RangeRate
+	case OpIoTSite:
+		return c.SiteRate
 	case OpChatDelete:
 		return c.DeleteRate
 	}

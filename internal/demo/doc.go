@@ -13,7 +13,9 @@
 //     writers (chat messages, sensor readings), "latest page" readers that
 //     open a channel as several viewers at once (identical reads that the
 //     repository coalesces), pagers that follow cursors back in history,
-//     author and sensor readers, oldest-first range readers of a site, and a
+//     author and sensor readers, oldest-first range readers of a site,
+//     site dashboards (the latest value of each of a site's sensors, from
+//     the latest-value view latest_reading_by_sensor), and a
 //     moderator deleting recent messages. Channels and authors are chosen
 //     with a Zipf law (Config.Skew): a few hot keys and many quiet ones.
 //     A Config.FaultRate fraction of message writes has its

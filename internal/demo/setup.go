@@ -117,7 +117,10 @@ func (wl *workload) openRepos(ctx context.Context, s *gocql.Session, m *metrics.
 	if wl.chat, err = repo.Open[refmodel.Message](ctx, s, wl.cfg.Keyspace, refmodel.ChatViews(), chatOpts); err != nil {
 		return fmt.Errorf("demo: open chat: %w", err)
 	}
-	if wl.iot, err = repo.Open[refmodel.Reading](ctx, s, wl.cfg.Keyspace, refmodel.IoTViews(), repo.Options{Metrics: m}); err != nil {
+	if err := applyLatest(ctx, s, wl.cfg); err != nil { // latest.go
+		return err
+	}
+	if wl.iot, err = repo.Open[refmodel.Reading](ctx, s, wl.cfg.Keyspace, iotViews(), repo.Options{Metrics: m}); err != nil {
 		return fmt.Errorf("demo: open iot: %w", err)
 	}
 	return nil

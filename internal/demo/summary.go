@@ -17,14 +17,15 @@ const (
 	OpChatPage   = "chat.page"   // an older page of a channel, through its cursor
 	OpChatAuthor = "chat.author" // newest messages of an author
 	OpChatDelete = "chat.delete" // Delete of a message from its three views
-	OpIoTWrite   = "iot.write"   // Put of a reading to its two views
+	OpIoTWrite   = "iot.write"   // Put of a reading to its three views
 	OpIoTLatest  = "iot.latest"  // newest readings of a sensor
 	OpIoTRange   = "iot.range"   // a site's last six hours, oldest first
+	OpIoTSite    = "iot.site"    // the latest value of every sensor of a site
 )
 
 // liveOps lists the operations in summary order.
 var liveOps = [...]string{OpChatWrite, OpIoTWrite, OpChatLatest, OpChatPage, OpChatAuthor,
-	OpIoTLatest, OpIoTRange, OpChatDelete}
+	OpIoTLatest, OpIoTRange, OpIoTSite, OpChatDelete}
 
 // Kinds of operation.
 const (
