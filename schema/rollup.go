@@ -94,7 +94,7 @@ func (r Rollup) Serves(f string) bool {
 }
 
 // CheckRollups checks rollups against views: names free, the source a
-// bucketed view among views that is not a latest-value view, the interval
+// view among views that is not a latest-value view, the interval
 // whole seconds dividing a day (so a grid of hours or days is made of whole
 // rollup intervals), columns numeric value columns of the source.
 func CheckRollups(views []View, rollups []Rollup) error {
