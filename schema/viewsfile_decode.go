@@ -17,6 +17,7 @@ func (d *viewsDecoder) root(root *yaml.Node) (f ViewsFile, nodes []*yaml.Node) {
 	d.fields(root, "", []vfField{
 		{"keyspace", true, func(n *yaml.Node) { f.Keyspace = d.keyspace(n) }},
 		{"views", true, func(n *yaml.Node) { f.Views, nodes = d.views(n) }},
+		{"autopilot", false, func(n *yaml.Node) { f.Autopilot = d.autopilot(n) }},
 	})
 	return f, nodes
 }

@@ -48,7 +48,11 @@ func (f ViewsFile) node() *yaml.Node {
 	for _, v := range f.Views {
 		views.Content = append(views.Content, vfViewNode(v))
 	}
-	return newVFMap().add("keyspace", vfKeyspaceNode(f.Keyspace)).add("views", views).n
+	m := newVFMap().add("keyspace", vfKeyspaceNode(f.Keyspace)).add("views", views)
+	if len(f.Autopilot) > 0 {
+		m.add("autopilot", vfAutopilotNode(f.Autopilot))
+	}
+	return m.n
 }
 
 func vfKeyspaceNode(k Keyspace) *yaml.Node {

@@ -17,6 +17,9 @@ import (
 type viewsDecoder struct {
 	file string
 	errs []error
+	// policyNodes are the autopilot policies' mapping nodes, checked against
+	// the views once both are decoded.
+	policyNodes []*yaml.Node
 }
 
 func (d *viewsDecoder) fail(n *yaml.Node, format string, args ...any) {
