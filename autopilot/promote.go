@@ -52,4 +52,3 @@ func promotionFrom(now time.Time, lead time.Duration) time.Time {
 	}
 	return from.UTC()
 }
-

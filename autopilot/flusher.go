@@ -1,0 +1,129 @@
+package autopilot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/metrics"
+	"github.com/tsbucket/tsbucket/repo"
+)
+
+// Flusher defaults.
+const (
+	DefaultTopN          = 64
+	DefaultFlushInterval = 30 * time.Second
+	DefaultCountsTTL     = 24 * time.Hour
+)
+
+// FlusherOptions configure a Flusher.
+type FlusherOptions struct {
+	Session  *gocql.Session
+	Keyspace string
+	// Instance names this process in CountsTable, unique in the fleet (a
+	// host name and pid, a pod name): rows of two processes with one name
+	// overwrite each other.
+	Instance string
+	// Metrics is the repository's metrics (repo.Options.Metrics), whose
+	// partition sketch counts what this process wrote.
+	Metrics *metrics.Metrics
+	// Views are the bucketed views to report.
+	Views []string
+	// TopN is how many of the heaviest partitions of each view a flush
+	// writes at most (default DefaultTopN).
+	TopN int
+	// Interval is the time between flushes of Run (default
+	// DefaultFlushInterval); TTL how long a row lives (default
+	// DefaultCountsTTL).
+	Interval, TTL time.Duration
+	Logger        *slog.Logger
+}
+
+// Flusher writes this process's heaviest partitions to CountsTable, for
+// Observe to sum with every other instance's.
+type Flusher struct {
+	o    FlusherOptions
+	last map[string]int64 // rows last written per view/instance/partition: unchanged rows are not written again
+}
+
+// NewFlusher checks o and fills its defaults.
+func NewFlusher(o FlusherOptions) (*Flusher, error) {
+	if o.Session == nil || o.Keyspace == "" || o.Instance == "" || o.Metrics == nil {
+		return nil, fmt.Errorf("%w: a flusher needs a session, a keyspace, an instance name and the repository's metrics", ErrBadOptions)
+	}
+	if o.TopN <= 0 {
+		o.TopN = DefaultTopN
+	}
+	if o.Interval <= 0 {
+		o.Interval = DefaultFlushInterval
+	}
+	if o.TTL <= 0 {
+		o.TTL = DefaultCountsTTL
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Flusher{o: o, last: map[string]int64{}}, nil
+}
+
+// Run flushes every Interval until ctx is done, and once more as it ends
+// (on a short context of its own) so a stopping instance's last counts
+// are not lost.
+func (f *Flusher) Run(ctx context.Context) {
+	t := time.NewTicker(f.o.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			final, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			f.logged(final)
+			cancel()
+			return
+		case <-t.C:
+			f.logged(ctx)
+		}
+	}
+}
+
+func (f *Flusher) logged(ctx context.Context) {
+	if err := f.Flush(ctx); err != nil {
+		f.o.Logger.Warn("tsbucket: autopilot counts not flushed; tried again next interval", "err", err)
+	}
+}
+
+// Flush writes the TopN heaviest partitions of each view this process
+// wrote (cumulative rows and bytes) whose count changed since the last
+// flush: at most TopN single-row writes per view.
+func (f *Flusher) Flush(ctx context.Context) error {
+	stmt := fmt.Sprintf(`INSERT INTO %s ("view", "bucket", "instance", "key", "rows", "bytes") VALUES (?, ?, ?, ?, ?, ?) USING TTL ?`,
+		qualified(f.o.Keyspace, CountsTable))
+	if len(f.last) > 4*f.o.TopN*max(len(f.o.Views), 1) {
+		f.last = map[string]int64{} // bounded: old buckets' entries go
+	}
+	for _, view := range f.o.Views {
+		for _, st := range f.o.Metrics.TopPartitionsOf(view, f.o.TopN) {
+			key, b, ok := repo.PartitionKeyText(st.Partition)
+			if !ok || f.last[view+"\x00"+st.Partition] == st.Rows {
+				continue
+			}
+			if err := f.write(ctx, stmt, view, b, key, st); err != nil {
+				return err
+			}
+			f.last[view+"\x00"+st.Partition] = st.Rows
+		}
+	}
+	return nil
+}
+
+func (f *Flusher) write(ctx context.Context, stmt, view string, b bucket.Bucket, key string, st metrics.PartitionStat) error {
+	err := f.o.Session.Query(stmt, view, int64(b), f.o.Instance, key, st.Rows, st.Bytes, int(f.o.TTL.Seconds())).
+		WithContext(ctx).Consistency(gocql.LocalQuorum).Idempotent(true).Exec()
+	if err != nil {
+		return fmt.Errorf("autopilot: flush counts of view %s: %w", view, err)
+	}
+	return nil
+}
