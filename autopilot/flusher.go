@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -16,6 +19,7 @@ import (
 // Flusher defaults.
 const (
 	DefaultTopN          = 64
+	DefaultFlushBuckets  = DefaultBuckets + 1
 	DefaultFlushInterval = 30 * time.Second
 	DefaultCountsTTL     = 24 * time.Hour
 )
@@ -33,9 +37,10 @@ type FlusherOptions struct {
 	Metrics *metrics.Metrics
 	// Views are the bucketed views to report.
 	Views []string
-	// TopN is how many of the heaviest partitions of each view a flush
-	// writes at most (default DefaultTopN).
-	TopN int
+	// TopN is how many of the heaviest partitions of each bucket a flush
+	// writes at most (default DefaultTopN), of the latest Buckets buckets
+	// (default DefaultFlushBuckets).
+	TopN, Buckets int
 	// Interval is the time between flushes of Run (default
 	// DefaultFlushInterval); TTL how long a row lives (default
 	// DefaultCountsTTL).
@@ -57,6 +62,9 @@ func NewFlusher(o FlusherOptions) (*Flusher, error) {
 	}
 	if o.TopN <= 0 {
 		o.TopN = DefaultTopN
+	}
+	if o.Buckets <= 0 {
+		o.Buckets = DefaultFlushBuckets
 	}
 	if o.Interval <= 0 {
 		o.Interval = DefaultFlushInterval
@@ -95,28 +103,56 @@ func (f *Flusher) logged(ctx context.Context) {
 	}
 }
 
-// Flush writes the TopN heaviest partitions of each view this process
-// wrote (cumulative rows and bytes) whose count changed since the last
-// flush: at most TopN single-row writes per view.
+// Flush writes, for each view, the TopN heaviest partitions of each of
+// the latest Buckets buckets this process wrote (cumulative rows and
+// bytes) whose count changed since the last flush: at most Buckets x TopN
+// single-row writes per view. The sketch ranks partitions of every bucket
+// together, so an old heavy bucket would crowd a young one out of a plain
+// top N: the flush looks at the whole sketch (metrics.Config.TopPartitions
+// counters) and picks by bucket.
 func (f *Flusher) Flush(ctx context.Context) error {
 	stmt := fmt.Sprintf(`INSERT INTO %s ("view", "bucket", "instance", "key", "rows", "bytes") VALUES (?, ?, ?, ?, ?, ?) USING TTL ?`,
 		qualified(f.o.Keyspace, CountsTable))
-	if len(f.last) > 4*f.o.TopN*max(len(f.o.Views), 1) {
+	if len(f.last) > 4*f.o.Buckets*f.o.TopN*max(len(f.o.Views), 1) {
 		f.last = map[string]int64{} // bounded: old buckets' entries go
 	}
 	for _, view := range f.o.Views {
-		for _, st := range f.o.Metrics.TopPartitionsOf(view, f.o.TopN) {
-			key, b, ok := repo.PartitionKeyText(st.Partition)
-			if !ok || f.last[view+"\x00"+st.Partition] == st.Rows {
+		for _, e := range f.latest(view) {
+			id := view + "\x00" + e.stat.Partition
+			if f.last[id] == e.stat.Rows {
 				continue
 			}
-			if err := f.write(ctx, stmt, view, b, key, st); err != nil {
+			if err := f.write(ctx, stmt, view, e.bucket, e.key, e.stat); err != nil {
 				return err
 			}
-			f.last[view+"\x00"+st.Partition] = st.Rows
+			f.last[id] = e.stat.Rows
 		}
 	}
 	return nil
+}
+
+type flushEntry struct {
+	key    string
+	bucket bucket.Bucket
+	stat   metrics.PartitionStat
+}
+
+// latest picks the TopN heaviest partitions of each of view's latest
+// Buckets buckets in the sketch.
+func (f *Flusher) latest(view string) []flushEntry {
+	byBucket := map[bucket.Bucket][]flushEntry{}
+	for _, st := range f.o.Metrics.TopPartitionsOf(view, math.MaxInt32) { // heaviest first
+		key, b, ok := repo.PartitionKeyText(st.Partition)
+		if ok && len(byBucket[b]) < f.o.TopN {
+			byBucket[b] = append(byBucket[b], flushEntry{key, b, st})
+		}
+	}
+	bs := slices.Sorted(maps.Keys(byBucket))
+	var out []flushEntry
+	for _, b := range bs[max(len(bs)-f.o.Buckets, 0):] {
+		out = append(out, byBucket[b]...)
+	}
+	return out
 }
 
 func (f *Flusher) write(ctx context.Context, stmt, view string, b bucket.Bucket, key string, st metrics.PartitionStat) error {
