@@ -32,20 +32,29 @@ func (p policy) distance(rows, bytes float64) float64 {
 	return above + below
 }
 
+// offCenter is how far rows is from the middle of the rows band (in log
+// units): of several widths inside the band the one nearest the middle
+// leaves the most room both ways.
+func (p policy) offCenter(rows float64) float64 {
+	mid := math.Sqrt(float64(max(p.Rows.Low, 1)) * float64(p.Rows.High))
+	return math.Abs(math.Log(max(rows, 0.5) / mid))
+}
+
 // widthAction picks the allowed width whose expected p99 is nearest the
-// band (the narrower on a tie), if it is strictly nearer than the width in
-// force, and returns the change, taking effect at the first bucket
+// band (of several inside it, the one nearest its middle), if it is
+// strictly nearer than the width in force, and returns the change, taking effect at the first bucket
 // boundary at least Lead ahead.
 func (in Input) widthAction(rows, bytes float64, cur time.Duration) (Action, bool) {
 	p := policy{in.Policy}
 	best, bestD := cur, p.distance(rows, bytes)
 	for _, w := range p.Widths {
 		f := float64(w) / float64(cur)
-		if d := p.distance(rows*f, bytes*f); d < bestD-1e-9 {
+		d := p.distance(rows*f, bytes*f)
+		if d < bestD-1e-9 || (d < 1e-9 && bestD < 1e-9 && p.offCenter(rows*f) < p.offCenter(rows*float64(best)/float64(cur))) {
 			best, bestD = w, d
 		}
 	}
-	if best == cur {
+	if best == cur || bestD >= p.distance(rows, bytes)-1e-9 {
 		return Action{}, false
 	}
 	from, err := in.View.Scheme.Latest().StartAtOrAfter(in.Now.Add(in.Lead))

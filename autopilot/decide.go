@@ -173,13 +173,15 @@ func (in Input) scaled(pt Partition, shards int, w time.Duration) (rows, bytes f
 	return float64(pt.Rows) * f, float64(pt.Bytes) * f
 }
 
-// shardsOf is how many shards the key's items of a bucket starting at start
-// spread over: the view's shards once its promotion is in force.
-func (in Input) shardsOf(key string, start time.Time, promoted map[string]bool) int {
+// shardsOf is how many shards the key's items spread over in the buckets
+// the width is chosen for: the view's shards for a key promoted now, the
+// promotion's for a key promoted before (also one not yet in force: the
+// width being chosen is for future buckets, where it will be), else one.
+func (in Input) shardsOf(key string, promoted map[string]bool) int {
 	if promoted[key] {
 		return in.View.Shards
 	}
-	if pr, ok := in.Promotions[key]; ok && !start.Before(pr.From) {
+	if pr, ok := in.Promotions[key]; ok {
 		return pr.Shards
 	}
 	return 1
@@ -191,7 +193,7 @@ func (in Input) p99(parts []Partition, promoted map[string]bool, w time.Duration
 	rs := make([]float64, len(parts))
 	bs := make([]float64, len(parts))
 	for i, pt := range parts {
-		rs[i], bs[i] = in.scaled(pt, in.shardsOf(pt.Key, pt.Start, promoted), w)
+		rs[i], bs[i] = in.scaled(pt, in.shardsOf(pt.Key, promoted), w)
 	}
 	return percentile(rs, 0.99), percentile(bs, 0.99)
 }
