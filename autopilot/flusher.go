@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -138,13 +139,32 @@ type flushEntry struct {
 }
 
 // latest picks the TopN heaviest partitions of each of view's latest
-// Buckets buckets in the sketch.
+// Buckets buckets in the sketch, the shards of a (key, bucket) summed.
 func (f *Flusher) latest(view string) []flushEntry {
-	byBucket := map[bucket.Bucket][]flushEntry{}
+	type kb struct {
+		key string
+		b   bucket.Bucket
+	}
+	sums := map[kb]*flushEntry{}
+	var order []kb
 	for _, st := range f.o.Metrics.TopPartitionsOf(view, math.MaxInt32) { // heaviest first
-		key, b, ok := repo.PartitionKeyText(st.Partition)
-		if ok && len(byBucket[b]) < f.o.TopN {
-			byBucket[b] = append(byBucket[b], flushEntry{key, b, st})
+		key, b, _, ok := repo.PartitionKeyText(st.Partition)
+		if !ok {
+			continue
+		}
+		e := sums[kb{key, b}]
+		if e == nil {
+			e = &flushEntry{key: key, bucket: b, stat: metrics.PartitionStat{Table: view, Partition: key + "/" + strconv.FormatInt(int64(b), 10)}}
+			sums[kb{key, b}] = e
+			order = append(order, kb{key, b})
+		}
+		e.stat.Rows += st.Rows
+		e.stat.Bytes += st.Bytes
+	}
+	byBucket := map[bucket.Bucket][]flushEntry{}
+	for _, k := range order {
+		if len(byBucket[k.b]) < f.o.TopN {
+			byBucket[k.b] = append(byBucket[k.b], *sums[k])
 		}
 	}
 	bs := slices.Sorted(maps.Keys(byBucket))

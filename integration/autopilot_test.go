@@ -69,6 +69,7 @@ func apRate(elapsed time.Duration) float64 {
 // flusher.
 type apWriter struct {
 	i       int
+	m       *metrics.Metrics
 	r       *repo.Repo[Tick]
 	flusher *autopilot.Flusher
 	n       uint64
@@ -102,7 +103,7 @@ func (f *apFleet) open(ctx context.Context, i int) *apWriter {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return &apWriter{i: i, r: r, flusher: fl, owed: map[string]float64{}}
+	return &apWriter{i: i, m: m, r: r, flusher: fl, owed: map[string]float64{}}
 }
 
 // tick writes what w owes every stream for the last dt.
@@ -144,20 +145,22 @@ func (f *apFleet) tick(ctx context.Context, w *apWriter, now time.Time, dt time.
 	return nil
 }
 
-// write runs w until the scenario ends, flushing its counts as it goes.
+// write runs w until the scenario ends, flushing its counts every 250 ms
+// (what Flusher.Run does, inline so that a failure fails the test).
 func (f *apFleet) write(ctx context.Context, w *apWriter) error {
-	fctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { w.flusher.Run(fctx); close(done) }()
-	defer func() { stop(); <-done }()
 	last := time.Now()
-	for time.Since(f.start) < apRunFor {
+	for i := 0; time.Since(f.start) < apRunFor; i++ {
 		time.Sleep(50 * time.Millisecond)
 		now := time.Now()
 		if err := f.tick(ctx, w, now, now.Sub(last)); err != nil {
 			return err
 		}
 		last = now
+		if i%5 == 4 {
+			if err := w.flusher.Flush(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -206,12 +209,21 @@ func TestAutopilot(t *testing.T) {
 	reports := apStep(t, ctx, workers, f.start)
 	wg.Wait()
 	close(errs)
+	f.debug(writers[0].m)
 	for err := range errs {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	f.check(ctx, reports, writers[0].r)
+}
+
+// apDebug logs what the first writer's sketch and CountsTable hold.
+func (f *apFleet) debug(m *metrics.Metrics) {
+	top := m.TopPartitionsOf(f.v.Name, 5)
+	var n int
+	err := f.s.Query(fmt.Sprintf(`SELECT COUNT(*) FROM %s.%s`, f.ks, autopilot.CountsTable)).Scan(&n)
+	f.t.Logf("sketch top %+v; %d rows in %s (%v)", top, n, autopilot.CountsTable, err)
 }
 
 func apWorkers(t *testing.T, s *gocql.Session, ks string, v schema.View, am *metrics.Autopilot) []*autopilot.Worker {
@@ -247,6 +259,9 @@ func apStep(t *testing.T, ctx context.Context, workers []*autopilot.Worker, star
 			if ok {
 				held++
 				reports = append(reports, rep)
+				for _, d := range rep.Decisions {
+					t.Logf("%6.1fs %s: width %v, p99 %d rows over %d partitions, %s %v", time.Since(start).Seconds(), d.View, d.Width, d.P99Rows, d.Observed, d.State, d.Holds)
+				}
 				for _, a := range rep.Applied {
 					t.Logf("%6.1fs applied %s: %s (from %+.1fs)", time.Since(start).Seconds(), a.Kind, a.Reason, a.From.Sub(start).Seconds())
 				}
