@@ -2,8 +2,9 @@ package autopilot
 
 import (
 	"fmt"
-	"slices"
 	"time"
+
+	"github.com/tsbucket/tsbucket/bucket"
 
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -21,12 +22,18 @@ func (in Input) promote(d *Decision, parts []Partition) map[string]bool {
 		return out
 	}
 	rows := make([]float64, len(parts))
+	perBucket := map[bucket.Bucket][]float64{}
 	for i, pt := range parts {
 		rows[i], _ = in.scaled(pt, 1, d.Width)
+		perBucket[pt.Bucket] = append(perBucket[pt.Bucket], rows[i])
 	}
-	median := percentile(slices.Clone(rows), 0.5)
+	medians := map[bucket.Bucket]float64{}
+	for b, rs := range perBucket {
+		medians[b] = percentile(rs, 0.5)
+	}
 	for i, pt := range parts {
 		_, done := in.Promotions[pt.Key]
+		median := medians[pt.Bucket] // of its own bucket: a ramp makes every key of a later bucket larger than an earlier median
 		if done || out[pt.Key] || rows[i] <= float64(in.Policy.Rows.High) || rows[i] < outlierRatio*median {
 			continue
 		}

@@ -21,19 +21,19 @@ import (
 )
 
 // The autopilot scenario in compressed time: 4-second buckets, a fleet whose
-// changes are announced 2 s ahead, a band of 20 to 60 rows per partition.
+// changes are announced 2 s ahead, a band of 20 to 80 rows per partition.
 // Four streams are written by three repositories at 6 rows/s each (24 rows
 // per bucket: in the band), ramping 10x to 60 rows/s between 6 s and 10 s
-// (240 rows per 4-second bucket: four times the band's top). From 26 s a
-// fifth stream, "hot", is written by all three at 110 rows/s each: each
-// writer alone puts 55 rows in a 500 ms bucket, under the top, the fleet
-// 165.
+// (240 rows per 4-second bucket: three times the band's top). From 26 s a
+// fifth stream, "hot", is written by all three at 70 rows/s each: each
+// writer alone puts at most 70 rows in a bucket of 1 s or less, under the
+// top, the fleet 3.5 times what a normal stream does.
 const (
 	apBaseRate  = 6.0  // rows/s per normal stream, fleet-wide, before the ramp
 	apRampFrom  = 6 * time.Second
 	apRampTo    = 10 * time.Second
 	apHotFrom   = 26 * time.Second
-	apHotRate   = 110.0 // rows/s per writer
+	apHotRate   = 70.0 // rows/s per writer
 	apRunFor    = 44 * time.Second
 	apWriters   = 3
 	apLead      = 2 * time.Second
@@ -54,7 +54,7 @@ func apView(t *testing.T) schema.View {
 }
 
 func apPolicy(v schema.View) schema.AutopilotPolicy {
-	return schema.AutopilotPolicy{View: v.Name, Rows: schema.Band{Low: 20, High: 60}, Bytes: schema.Band{Low: 1, High: 1 << 30},
+	return schema.AutopilotPolicy{View: v.Name, Rows: schema.Band{Low: 20, High: 80}, Bytes: schema.Band{Low: 1, High: 1 << 30},
 		Widths:    []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second},
 		MaxShards: 4, MinPeriod: apMinPeriod, Hysteresis: 0.1}
 }
