@@ -59,6 +59,7 @@ func commands() []command {
 		{"repair", "re-derive the other views of a key's time range from a base view", runRepair},
 		{"backfill", "fill views added to a populated keyspace from a base view: every key, original write times and TTLs, resumable", runBackfill},
 		{"hotkeys", "list the keys a per-key sharded view promoted to its shards, or promote one", runHotKeys},
+		{"autopilot", "keep each view's p99 partition in its band: change widths, promote hot keys (--dry-run: only print)", runAutopilot},
 	}
 }
 
