@@ -132,6 +132,7 @@ func clientSections() []section {
 				[]querySpec{{sumRate("table", "tsbucket_cql_statement_retries_total", client), "{{table}}"}}},
 		}},
 		admissionSection(),
+		autopilotSection(),
 		{"Read walks", false, []panelSpec{
 			{"Buckets per read", "Buckets one page walked: mean and 99th percentile.", "short",
 				[]querySpec{{mean("table", "tsbucket_read_buckets_visited", client), "mean {{table}}"},
@@ -317,6 +318,8 @@ func (q Query) Needs() string {
 	switch q.Panel {
 	case "Writes per shard", "Shard spread":
 		return NeedsShardedView
+	case autopilotWidth, autopilotBand, autopilotActions:
+		return NeedsAutopilot
 	}
 	return ""
 }

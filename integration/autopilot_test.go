@@ -5,7 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -291,6 +294,7 @@ func (f *apFleet) check(ctx context.Context, reports []autopilot.Report, r *repo
 	f.checkHot(ctx, sizes)
 	f.checkReads(ctx, r)
 	t.Logf("%d autopilot rounds", len(reports))
+	f.checkCommand()
 }
 
 // checkChanges: the ramp needed at least one change, changes are
@@ -460,4 +464,55 @@ func (f *apFleet) readAll(ctx context.Context, r *repo.Repo[Tick], stream string
 		}
 		q.Cursor = p.Cursor
 	}
+}
+
+// checkCommand runs tsbucket autopilot --dry-run on the scenario's keyspace
+// (steady now: nothing to do) and tsbucket views, which lists the actions
+// the workers recorded.
+func (f *apFleet) checkCommand() {
+	t := f.t
+	c := cluster(t)
+	bin := buildTsbucket(t)
+	file := filepath.Join(t.TempDir(), "views.yaml")
+	views := fmt.Sprintf(`keyspace:
+  name: %s
+  replication:
+    %s: 1
+views:
+  - name: ticks_ap
+    key:
+      - stream: text
+    bucket:
+      width: 4s
+      epoch: unix
+    id:
+      name: tick_id
+      kind: uuidv7
+    values:
+      - n: bigint
+    shards: 4
+    per_key_shards: true
+autopilot:
+  - view: ticks_ap
+    rows: {low: 20, high: 80}
+    bytes: {low: 1, high: 1073741824}
+    widths: [500ms, 1s, 2s, 4s]
+    max_shards: 4
+    min_period: 3s
+`, f.ks, c.Datacenter)
+	if err := os.WriteFile(file, []byte(views), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conn := []string{"--hosts", strings.Join(c.Hosts, ","), "--dc", c.Datacenter}
+	code, out, errOut := tsbucket(t, bin, append([]string{"autopilot", "--views", file, "--dry-run", "--lead", "2s", "--scheme-refresh", "300ms",
+		"--max-future-skew", "500ms", "--clock-skew", "100ms", "--settle", "400ms"}, conn...)...)
+	if code != 0 || !strings.Contains(out, "view "+f.ks+".ticks_ap: ") || !strings.Contains(out, "dry run: nothing recorded") {
+		t.Fatalf("autopilot --dry-run: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Logf("tsbucket autopilot --dry-run printed:\n%s", out)
+	code, out, errOut = tsbucket(t, bin, append([]string{"views", "--keyspace", f.ks}, conn...)...)
+	if code != 0 || !strings.Contains(out, "autopilot actions") || !strings.Contains(out, "promote key hot to 4 shards") {
+		t.Fatalf("views: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Logf("tsbucket views printed:\n%s", out)
 }

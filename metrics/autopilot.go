@@ -7,7 +7,8 @@ import (
 )
 
 // Autopilot exports what the autopilot (package autopilot) sees and does,
-// per view (a bounded label: the views of a keyspace), never per key:
+// per view (label table, as every tsbucket family: the view's table, a
+// bounded label), never per key:
 //
 //   - tsbucket_autopilot_width_seconds: the bucket width in force;
 //   - tsbucket_autopilot_p99_partition_rows and _bytes: the p99 partition
@@ -41,7 +42,7 @@ func NewAutopilot(reg prometheus.Registerer) (*Autopilot, error) {
 		return nil, ErrNilRegisterer
 	}
 	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
-		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, append([]string{"view"}, labels...))
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, append([]string{"table"}, labels...))
 	}
 	a := &Autopilot{
 		width:     gauge("tsbucket_autopilot_width_seconds", "Bucket width in force, per view, as the autopilot last read it."),
@@ -51,7 +52,7 @@ func NewAutopilot(reg prometheus.Registerer) (*Autopilot, error) {
 		bandRows:  gauge("tsbucket_autopilot_band_rows", "The policy's target band of the p99 partition in rows, by bound (low or high).", "bound"),
 		bandBytes: gauge("tsbucket_autopilot_band_bytes", "The policy's target band of the p99 partition in bytes, by bound (low or high).", "bound"),
 		actions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tsbucket_autopilot_actions_total",
-			Help: "Autopilot actions, by view, kind (width or promote) and outcome (applied, proposed or failed)."}, []string{"view", "kind", "outcome"}),
+			Help: "Autopilot actions, by table (the view), kind (width or promote) and outcome (applied, proposed or failed)."}, []string{"table", "kind", "outcome"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tsbucket_autopilot_runs_total",
 			Help: "Autopilot rounds, by outcome (success or error)."}, []string{"outcome"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tsbucket_autopilot_leader",
