@@ -32,7 +32,7 @@ import (
 // writer alone puts at most 70 rows in a bucket of 1 s or less, under the
 // top, the fleet 3.5 times what a normal stream does.
 const (
-	apBaseRate  = 6.0  // rows/s per normal stream, fleet-wide, before the ramp
+	apBaseRate  = 6.0 // rows/s per normal stream, fleet-wide, before the ramp
 	apRampFrom  = 6 * time.Second
 	apRampTo    = 10 * time.Second
 	apHotFrom   = 26 * time.Second
