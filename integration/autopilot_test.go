@@ -290,6 +290,7 @@ func (f *apFleet) check(ctx context.Context, reports []autopilot.Report, r *repo
 	changes := hist.Changes()[1:]
 	f.checkChanges(changes)
 	sizes := f.bucketSizes(hist)
+	f.timeline(ctx, hist, sizes)
 	f.checkBand(hist, changes, sizes)
 	f.checkHot(ctx, sizes)
 	f.checkReads(ctx, r)
@@ -515,4 +516,25 @@ autopilot:
 		t.Fatalf("views: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Logf("tsbucket views printed:\n%s", out)
+}
+
+// timeline logs, bucket by bucket, the largest normal partition and hot's
+// partition (per shard once its promotion is in force): the p99 over time.
+func (f *apFleet) timeline(ctx context.Context, hist bucket.Scheme, sizes map[string]map[bucket.Bucket]int) {
+	promos, err := schema.Promotions(ctx, f.s, f.ks, f.v.Name)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	lo, _ := hist.Of(f.start)
+	hi, _ := hist.Of(f.start.Add(apRunFor))
+	var b strings.Builder
+	for k := lo; k <= hi; k++ {
+		start, end := hist.Start(k), hist.End(k)
+		hot := sizes["hot"][k]
+		if p, ok := promos["hot"]; ok && !start.Before(p.From) {
+			hot /= p.Shards
+		}
+		fmt.Fprintf(&b, "\n  %+6.1fs  %5v  %4d  %4d", start.Sub(f.start).Seconds(), end.Sub(start), apMax(sizes, k), hot)
+	}
+	f.t.Logf("bucket start, width, largest normal partition, hot per shard:%s", b.String())
 }
