@@ -13,7 +13,7 @@ import (
 type policy struct{ schema.AutopilotPolicy }
 
 // promote appends a promotion for every key whose partition, at the width
-// in force, is above the band's top and outlierRatio times the median
+// in force, is above the band's top (rows or bytes) and outlierRatio times the median
 // partition, and returns the keys it promotes (to count them as sharded in
 // the p99 the width is judged by).
 func (in Input) promote(d *Decision, parts []Partition) map[string]bool {
@@ -34,11 +34,12 @@ func (in Input) promote(d *Decision, parts []Partition) map[string]bool {
 	for i, pt := range parts {
 		_, done := in.Promotions[pt.Key]
 		median := medians[pt.Bucket] // of its own bucket: a ramp makes every key of a later bucket larger than an earlier median
-		if done || out[pt.Key] || rows[i] <= float64(in.Policy.Rows.High) || rows[i] < outlierRatio*median {
+		_, bytes := in.scaled(pt, 1, d.Width)
+		above := rows[i] > float64(in.Policy.Rows.High) || bytes > float64(in.Policy.Bytes.High)
+		if done || out[pt.Key] || !above || rows[i] < outlierRatio*median {
 			continue
 		}
 		out[pt.Key] = true
-		_, bytes := in.scaled(pt, 1, d.Width)
 		n := in.View.Shards
 		a := Action{Kind: KindPromote, View: in.View.Name, Key: pt.Key, From: promotionFrom(in.Now, in.Lead), Shards: n,
 			Rows: int64(rows[i]), Bytes: int64(bytes), PredRows: int64(rows[i]) / int64(n), PredBytes: int64(bytes) / int64(n)}
