@@ -83,17 +83,18 @@ const (
 )
 
 // outlierRatio is how many times the median partition of its bucket a
-// key's partition must be to be promoted rather than have every key's buckets narrowed: a
-// view whose keys all grew needs narrower buckets, one key that grew needs
-// shards.
-const outlierRatio = 3
+// key's partition must be to be promoted. A key is an outlier when it is
+// above the band while its bucket's median partition is not: one key that
+// grew needs shards, all keys that grew need narrower buckets, and a view
+// whose typical key fits must not narrow every key's buckets for one.
+const outlierRatio = 2
 
 // Decide proposes the actions that bring in's view back into its band. It
 // is pure: same input, same answer.
 //
 // A key is promoted when its partition at the width in force is above the
-// band's top and at least outlierRatio times the median partition of its
-// bucket (and the
+// band's top while the median partition of its bucket is not, and is at
+// least outlierRatio times that median (and the
 // view shards per key, up to the policy's MaxShards). The width changes when
 // the p99 partition, with the promoted keys split over their shards, is
 // outside the band by more than the hysteresis, no change is pending, the

@@ -13,8 +13,9 @@ import (
 type policy struct{ schema.AutopilotPolicy }
 
 // promote appends a promotion for every key whose partition, at the width
-// in force, is above the band's top (rows or bytes) and outlierRatio times the median
-// partition, and returns the keys it promotes (to count them as sharded in
+// in force, is above the band's top (rows or bytes) while the median
+// partition of its bucket is not, and at least outlierRatio times that
+// median, and returns the keys it promotes (to count them as sharded in
 // the p99 the width is judged by).
 func (in Input) promote(d *Decision, parts []Partition) map[string]bool {
 	out := map[string]bool{}
@@ -36,7 +37,7 @@ func (in Input) promote(d *Decision, parts []Partition) map[string]bool {
 		median := medians[pt.Bucket] // of its own bucket: a ramp makes every key of a later bucket larger than an earlier median
 		_, bytes := in.scaled(pt, 1, d.Width)
 		above := rows[i] > float64(in.Policy.Rows.High) || bytes > float64(in.Policy.Bytes.High)
-		if done || out[pt.Key] || !above || rows[i] < outlierRatio*median {
+		if done || out[pt.Key] || !above || median > float64(in.Policy.Rows.High) || rows[i] < outlierRatio*median {
 			continue
 		}
 		out[pt.Key] = true
