@@ -203,3 +203,19 @@ func TestDecideNoOscillation(t *testing.T) {
 		t.Fatalf("final %+v", final)
 	}
 }
+
+// The case seen on the node: a new hot key's first bucket held 174 rows
+// beside keys of 60 (band 20..80). It is promoted, and the other keys'
+// buckets are not narrowed for it.
+func TestDecideNewHotKeyIsPromotedNotNarrowed(t *testing.T) {
+	v := testView(t, time.Second)
+	in := input(t, v, t0, nil)
+	in.Policy.Rows = schema.Band{Low: 20, High: 80}
+	for k, rows := range []int64{60, 60, 59, 61, 174} {
+		in.Partitions = append(in.Partitions, Partition{Key: fmt.Sprintf("k%d", k), Bucket: 7, Start: t0.Add(-2 * time.Second), Width: time.Second, Rows: rows})
+	}
+	d := Decide(in)
+	if len(d.Actions) != 1 || d.Actions[0].Kind != KindPromote || d.Actions[0].Key != "k4" || d.State != StateInBand {
+		t.Fatalf("%+v", d)
+	}
+}
