@@ -40,8 +40,10 @@ func AutopilotChart(r AutopilotReport) ([]byte, error) {
 		c.centered(x(float64(t)), plot.Max.Y+14, fmt.Sprintf("%ds", t), colorOther)
 	}
 	colors := []color.Color{colorTS, colorBase}
+	for i := len(r.Sides) - 1; i >= 0; i-- { // the autopilot's line on top where they agree
+		c.steps(r.Sides[i].Timeline, x, y, colors[i%2])
+	}
 	for i, s := range r.Sides {
-		c.steps(s.Timeline, x, y, colors[i%2])
 		c.fill(image.Rect(chartMargin+300*i, h-20, chartMargin+300*i+10, h-10), colors[i%2])
 		c.text(chartMargin+300*i+16, h-10, s.View, colorInk)
 	}
