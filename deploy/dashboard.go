@@ -108,7 +108,7 @@ const (
 )
 
 func sections() []section {
-	return append(clientSections(), serverSections()...)
+	return append(append(clientSections(), autopilotSection()), serverSections()...)
 }
 
 func clientSections() []section {
@@ -132,7 +132,6 @@ func clientSections() []section {
 				[]querySpec{{sumRate("table", "tsbucket_cql_statement_retries_total", client), "{{table}}"}}},
 		}},
 		admissionSection(),
-		autopilotSection(),
 		{"Read walks", false, []panelSpec{
 			{"Buckets per read", "Buckets one page walked: mean and 99th percentile.", "short",
 				[]querySpec{{mean("table", "tsbucket_read_buckets_visited", client), "mean {{table}}"},
