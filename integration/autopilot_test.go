@@ -223,7 +223,8 @@ func TestAutopilot(t *testing.T) {
 	f.check(ctx, reports, writers[0].r)
 }
 
-// apDebug logs what the first writer's sketch and CountsTable hold.
+// debug logs what the first writer's sketch and CountsTable hold, for a
+// failure's reader.
 func (f *apFleet) debug(m *metrics.Metrics) {
 	top := m.TopPartitionsOf(f.v.Name, 5)
 	var n int
