@@ -298,6 +298,7 @@ func (f *apFleet) check(ctx context.Context, reports []autopilot.Report, r *repo
 	f.checkHot(ctx, sizes)
 	f.checkReads(ctx, r)
 	t.Logf("%d autopilot rounds", len(reports))
+	f.checkDelay(reports)
 }
 
 // checkChanges: the ramp needed at least one change, changes are
@@ -541,4 +542,19 @@ func (f *apFleet) timeline(ctx context.Context, hist bucket.Scheme, sizes map[st
 		fmt.Fprintf(&b, "\n  %+6.1fs  %5v  %4d  %4d", start.Sub(f.start).Seconds(), end.Sub(start), apMax(sizes, k), hot)
 	}
 	f.t.Logf("bucket start, width, largest normal partition, hot per shard:%s", b.String())
+}
+
+// checkDelay: a width change takes effect at most a lead and one old
+// bucket after it is decided (the first boundary at least the lead ahead),
+// and none before the lead.
+func (f *apFleet) checkDelay(reports []autopilot.Report) {
+	for _, rep := range reports {
+		for _, a := range rep.Applied {
+			d := a.From.Sub(rep.At)
+			if a.Kind == autopilot.KindWidth && (d < apLead || d > apLead+a.OldWidth) {
+				f.t.Errorf("width change decided at %v takes effect %v later, want within [%v, %v]", rep.At, d, apLead, apLead+a.OldWidth)
+			}
+			f.t.Logf("%s decided at %+.1fs takes effect %v later", a.Kind, rep.At.Sub(f.start).Seconds(), d.Round(time.Millisecond))
+		}
+	}
 }
