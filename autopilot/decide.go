@@ -82,20 +82,14 @@ const (
 	StateBelow   = "below"
 )
 
-// outlierRatio is how many times the median partition of its bucket a
-// key's partition must be to be promoted. A key is an outlier when it is
-// above the band while its bucket's median partition is not: one key that
-// grew needs shards, all keys that grew need narrower buckets, and a view
-// whose typical key fits must not narrow every key's buckets for one.
-const outlierRatio = 2
-
 // Decide proposes the actions that bring in's view back into its band. It
 // is pure: same input, same answer.
 //
 // A key is promoted when its partition at the width in force is above the
-// band's top while the median partition of its bucket is not, and is at
-// least outlierRatio times that median (and the
-// view shards per key, up to the policy's MaxShards). The width changes when
+// band's top while the median partition of its bucket is not (and the view
+// shards per key, up to the policy's MaxShards): one key that grew needs
+// shards, all keys that grew need narrower buckets, and a view whose
+// typical key fits must not narrow every key's buckets for a few. The width changes when
 // the p99 partition, with the promoted keys split over their shards, is
 // outside the band by more than the hysteresis, no change is pending, the
 // last change took effect at least MinPeriod ago, and an allowed width is

@@ -204,14 +204,32 @@ func TestDecideNoOscillation(t *testing.T) {
 	}
 }
 
-// The case seen on the node: a new hot key's first bucket held 174 rows
-// beside keys of 60 (band 20..80). It is promoted, and the other keys'
-// buckets are not narrowed for it.
+// The cases seen on the node: a new hot key's first bucket held 174, or
+// (starting later in it) 108 rows, beside keys of 60 (band 20..80). It is
+// promoted, and the other keys' buckets are not narrowed for it.
 func TestDecideNewHotKeyIsPromotedNotNarrowed(t *testing.T) {
+	for _, hot := range []int64{174, 108} {
+		newHotKey(t, hot)
+	}
+	// Every key above: narrower buckets, no promotion.
 	v := testView(t, time.Second)
 	in := input(t, v, t0, nil)
 	in.Policy.Rows = schema.Band{Low: 20, High: 80}
-	for k, rows := range []int64{60, 60, 59, 61, 174} {
+	in.Policy.Widths = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second}
+	for k, rows := range []int64{100, 104, 98, 101, 174} {
+		in.Partitions = append(in.Partitions, Partition{Key: fmt.Sprintf("k%d", k), Bucket: 7, Start: t0.Add(-2 * time.Second), Width: time.Second, Rows: rows})
+	}
+	if d := Decide(in); len(d.Actions) != 1 || d.Actions[0].Kind != KindWidth {
+		t.Fatalf("all keys above: %+v", d)
+	}
+}
+
+func newHotKey(t *testing.T, hot int64) {
+	t.Helper()
+	v := testView(t, time.Second)
+	in := input(t, v, t0, nil)
+	in.Policy.Rows = schema.Band{Low: 20, High: 80}
+	for k, rows := range []int64{60, 60, 59, 61, hot} {
 		in.Partitions = append(in.Partitions, Partition{Key: fmt.Sprintf("k%d", k), Bucket: 7, Start: t0.Add(-2 * time.Second), Width: time.Second, Rows: rows})
 	}
 	d := Decide(in)
