@@ -102,6 +102,15 @@ bench-iot:
 	scripts/ensure-deps.sh
 	$(GO) run ./bench/cmd/tsbucket-bench -only iot $(BENCHFLAGS)
 
+# The autopilot (BENCHMARKS.md, "Autopilot"): in compressed time on one
+# local node, a view the autopilot sizes beside a twin it leaves alone,
+# under a 10x ramp and a hot key. Writes docs/bench/autopilot.json and
+# docs/bench/autopilot.png and prints the timelines. About a minute.
+.PHONY: bench-autopilot
+bench-autopilot:
+	scripts/ensure-deps.sh
+	$(GO) run ./bench/cmd/tsbucket-bench -only autopilot $(BENCHFLAGS)
+
 # Beyond the memtable (BENCHMARKS.md, "Scale run"): the chat views loaded with
 # SCALE_SIZES messages one after another on one local node (Zipf-skewed
 # channels, 2% deleted, flushed with nodetool, TWCS compacting), tsbucket's

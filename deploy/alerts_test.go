@@ -59,6 +59,7 @@ func TestAlertRulesCover(t *testing.T) {
 		"TsbucketLocalQuorumP99High":    `consistency="LOCAL_QUORUM"`,
 		"TsbucketUnavailable":           `class="unavailable"`,
 		"ScyllaCoordinatorUnavailable":  "scylla_storage_proxy_coordinator_read_unavailable",
+		"TsbucketAutopilotOutOfBand":    "tsbucket_autopilot_out_of_band",
 	} {
 		if !strings.Contains(exprs[alert], uses) {
 			t.Errorf("alert %s: expr %q, want it to use %s", alert, exprs[alert], uses)

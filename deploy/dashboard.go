@@ -108,7 +108,7 @@ const (
 )
 
 func sections() []section {
-	return append(clientSections(), serverSections()...)
+	return append(append(clientSections(), autopilotSection()), serverSections()...)
 }
 
 func clientSections() []section {
@@ -321,6 +321,8 @@ func (q Query) Needs() string {
 	switch q.Panel {
 	case "Writes per shard", "Shard spread":
 		return NeedsShardedView
+	case autopilotWidth, autopilotBand, autopilotActions:
+		return NeedsAutopilot
 	}
 	return ""
 }

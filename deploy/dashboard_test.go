@@ -66,6 +66,8 @@ func TestDashboardCoversEveryFamily(t *testing.T) {
 		"tsbucket_shard_writes_total", "tsbucket_bucket_width_seconds", "tsbucket_rollup_lag_seconds", "tsbucket_rollup_dirty_intervals", "tsbucket_next_scheme_change_timestamp_seconds",
 		"tsbucket_admission_in_flight", "tsbucket_admission_queued", "tsbucket_admission_limit",
 		"tsbucket_admission_shed_total", "tsbucket_admission_wait_seconds_bucket",
+		"tsbucket_autopilot_width_seconds", "tsbucket_autopilot_p99_partition_rows", "tsbucket_autopilot_band_rows",
+		"tsbucket_autopilot_actions_total",
 		// the service's Go runtime
 		"go_goroutines", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds", "process_cpu_seconds_total",
 		// the server's view (docs/operations.md)
@@ -198,6 +200,9 @@ func TestDashboardShardPanels(t *testing.T) {
 		want := ""
 		if strings.Contains(q.Expr, "tsbucket_shard_writes_total") {
 			want = NeedsShardedView
+		}
+		if strings.Contains(q.Expr, "tsbucket_autopilot_") {
+			want = NeedsAutopilot
 		}
 		if got := q.Needs(); got != want {
 			t.Errorf("%q %s: Needs() = %q, want %q", q.Panel, q.RefID, got, want)

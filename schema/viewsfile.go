@@ -22,6 +22,9 @@ type ViewsFile struct {
 	Keyspace Keyspace
 	Views    []View
 	Rollups  []Rollup // the optional rollups section (schema.Rollup)
+	// Autopilot holds the policies of the views the autopilot may resize
+	// (AutopilotPolicy), as written: defaults are not applied.
+	Autopilot []AutopilotPolicy
 }
 
 // ViewsFileError is one problem in a views file.
@@ -70,6 +73,9 @@ func ParseViewsFile(name string, data []byte) (ViewsFile, error) {
 	f, nodes := d.root(root)
 	if len(d.errs) == 0 {
 		d.check(f, nodes)
+	}
+	if len(d.errs) == 0 {
+		d.checkAutopilot(f)
 	}
 	if err := d.err(); err != nil {
 		return ViewsFile{}, err

@@ -18,6 +18,7 @@ func (d *viewsDecoder) root(root *yaml.Node) (f ViewsFile, nodes []*yaml.Node) {
 		{"keyspace", true, func(n *yaml.Node) { f.Keyspace = d.keyspace(n) }},
 		{"views", true, func(n *yaml.Node) { f.Views, nodes = d.views(n) }},
 		{"rollups", false, func(n *yaml.Node) { f.Rollups, d.rollupNodes = d.rollups(n) }}, // viewsfile_rollup.go
+		{"autopilot", false, func(n *yaml.Node) { f.Autopilot = d.autopilot(n) }},
 	})
 	return f, nodes
 }

@@ -52,6 +52,9 @@ func (f ViewsFile) node() *yaml.Node {
 	if len(f.Rollups) > 0 {
 		m.add("rollups", vfRollupsNode(f.Rollups)) // viewsfile_rollup.go
 	}
+	if len(f.Autopilot) > 0 {
+		m.add("autopilot", vfAutopilotNode(f.Autopilot))
+	}
 	return m.n
 }
 

@@ -18,6 +18,9 @@ type viewsDecoder struct {
 	file        string
 	errs        []error
 	rollupNodes []*yaml.Node // the rollups' mapping nodes
+	// policyNodes are the autopilot policies' mapping nodes, checked against
+	// the views once both are decoded.
+	policyNodes []*yaml.Node
 }
 
 func (d *viewsDecoder) fail(n *yaml.Node, format string, args ...any) {

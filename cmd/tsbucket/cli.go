@@ -60,6 +60,7 @@ func commands() []command {
 		{"backfill", "fill views added to a populated keyspace from a base view: every key, original write times and TTLs, resumable", runBackfill},
 		{"rollup", "run the rollup worker once for some keys: roll closed intervals, backfill a range (--from), recompute dirty ones", runRollup},
 		{"hotkeys", "list the keys a per-key sharded view promoted to its shards, or promote one", runHotKeys},
+		{"autopilot", "keep each view's p99 partition in its band: change widths, promote hot keys (--dry-run: only print)", runAutopilot},
 	}
 }
 

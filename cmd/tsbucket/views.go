@@ -46,6 +46,7 @@ func runViews(ctx context.Context, args []string, e env) error {
 		err = writeViewsJSON(e.stdout, views)
 	} else {
 		writeViewsTable(e.stdout, c.keyspace, views)
+		err = writeAutopilotActions(ctx, e.stdout, s, c.keyspace, views)
 	}
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@
 //	go run ./bench/cmd/tsbucket-bench -scale                     # beyond the memtable (make bench-scale)
 //	go run ./bench/cmd/tsbucket-bench -only overload             # overload without collapse (make bench-overload)
 //	go run ./bench/cmd/tsbucket-bench -only iot                  # hourly aggregates and latest values (make bench-iot)
+//	go run ./bench/cmd/tsbucket-bench -only autopilot            # the autopilot under a 10x ramp (make bench-autopilot)
 package main
 
 import (
@@ -62,7 +63,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.quick, "quick", false, "small sizes: a smoke run of every scenario")
 	fs.BoolVar(&o.keep, "keep", false, "keep the bench keyspace after the run")
 	fs.IntVar(&o.rounds, "rounds", 0, "interleaved rounds per scenario (0: the default)")
-	fs.StringVar(&o.only, "only", "", "comma-separated scenarios to run (dense,sparse,writes,hot,deep); use with -out elsewhere and -markdown \"\"; \"hotshard\" alone runs the write-sharding benchmark instead (out/hotshard.json, tables on stdout); \"overload\" alone the overload scenario (out/overload.json, out/overload.png, tables on stdout); \"iot\" alone the IoT one (out/iot.json, tables on stdout)")
+	fs.StringVar(&o.only, "only", "", "comma-separated scenarios to run (dense,sparse,writes,hot,deep); use with -out elsewhere and -markdown \"\"; \"hotshard\" alone runs the write-sharding benchmark instead (out/hotshard.json, tables on stdout); \"overload\" alone the overload scenario (out/overload.json, out/overload.png, tables on stdout); \"iot\" alone the IoT one (out/iot.json, tables on stdout); \"autopilot\" alone the autopilot one (out/autopilot.json, out/autopilot.png, timelines on stdout)")
 	fs.IntVar(&o.nodes, "nodes", 1, "nodes of the local Cassandra cluster when one is started (1 or 3)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (the client side) to this file")
 	fs.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of this process (the client side) to this file at the end (go tool pprof -sample_index=alloc_space)")
@@ -114,6 +115,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.only == iotOnly {
 		return runIoT(ctx, o, cl, stdout, stderr)
+	}
+	if o.only == autopilotOnly {
+		return runAutopilot(ctx, o, cl, stdout, stderr)
 	}
 	if o.scale {
 		return runScale(ctx, o, args, cl, stdout, stderr)

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/autopilot"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// autopilotFlags are the flags of tsbucket autopilot.
+type autopilotFlags struct {
+	cluster   clusterFlags
+	viewsPath string
+	dryRun    bool
+	lead      time.Duration
+	fleet     schema.Fleet
+	settle    time.Duration
+	buckets   int
+}
+
+func (f *autopilotFlags) register(fs *flag.FlagSet, e env) {
+	f.cluster.register(fs, e)
+	fs.StringVar(&f.viewsPath, "views", "", "views file whose autopilot section holds the policies (required); its keyspace unless --keyspace is given")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print each proposed action with its figures; record nothing")
+	fs.DurationVar(&f.lead, "lead", schema.DefaultLead, "how far ahead every change takes effect: at least the repositories' Options.Schemes.Lead, and never below --scheme-refresh + --max-future-skew + 2 x --clock-skew")
+	registerFleet(fs, &f.fleet)
+	fs.DurationVar(&f.settle, "settle", 0, "how long after its end a bucket counts as closed (default: the flushers' interval 30s + the clock skew)")
+	fs.IntVar(&f.buckets, "buckets", autopilot.DefaultBuckets, "latest closed buckets observed per view")
+}
+
+// runAutopilot observes, decides and (unless --dry-run) applies the views
+// file's autopilot policies once (autopilot.Run), printing every decision.
+func runAutopilot(ctx context.Context, args []string, e env) error {
+	var f autopilotFlags
+	fs := newFlags("autopilot", "autopilot --views FILE [--hosts H] [--keyspace K] [--dry-run] [--lead D] [flags]", e)
+	f.register(fs, e)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if f.viewsPath == "" {
+		return usageErr("--views is required")
+	}
+	if err := f.fleet.CheckLead(f.lead); err != nil {
+		return usageErr("--lead: %v", err)
+	}
+	file, err := schema.LoadViewsFile(f.viewsPath)
+	if err != nil {
+		return err
+	}
+	if len(file.Autopilot) == 0 {
+		return usageErr("--views %s: no autopilot section: nothing to do", f.viewsPath)
+	}
+	if !isSet(fs, "keyspace") {
+		f.cluster.keyspace = file.Keyspace.Name
+	}
+	if err := f.cluster.validate(true); err != nil {
+		return err
+	}
+	s, err := f.cluster.session("")
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return autopilotRound(ctx, s, f, file.Autopilot, e.stdout)
+}
+
+func autopilotRound(ctx context.Context, s *gocql.Session, f autopilotFlags, pols []schema.AutopilotPolicy, w io.Writer) error {
+	ks := f.cluster.keyspace
+	if err := autopilot.Apply(ctx, s, ks); err != nil { // empty tables; no metadata
+		return err
+	}
+	rep, err := autopilot.Run(ctx, autopilot.Options{Session: s, Keyspace: ks, Policies: pols, Lead: f.lead, Fleet: f.fleet,
+		DryRun: f.dryRun, Observe: autopilot.ObserveOptions{Settle: f.settle, Buckets: f.buckets}})
+	for _, d := range rep.Decisions {
+		writeDecision(w, ks, d)
+	}
+	switch {
+	case f.dryRun:
+		fmt.Fprintln(w, "dry run: nothing recorded")
+	case err == nil:
+		fmt.Fprintf(w, "recorded %d action(s) in %s.%s; repositories pick them up at their next reload, before they take effect\n",
+			len(rep.Applied), ks, autopilot.ActionsTable)
+	}
+	return err
+}
+
+func writeDecision(w io.Writer, keyspace string, d autopilot.Decision) {
+	fmt.Fprintf(w, "view %s.%s: %s\n", keyspace, d.View, d.State)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  width in force\t%v\n", d.Width)
+	fmt.Fprintf(tw, "  p99 partition\t%d rows, %d bytes (of %d partitions of the latest closed buckets)\n", d.P99Rows, d.P99Bytes, d.Observed)
+	fmt.Fprintf(tw, "  band\trows %d..%d, bytes %d..%d\n", d.Rows.Low, d.Rows.High, d.Bytes.Low, d.Bytes.High)
+	tw.Flush()
+	for _, a := range d.Actions {
+		fmt.Fprintf(w, "  action %s: %s\n", actionTitle(a), a.Reason)
+	}
+	for _, h := range d.Holds {
+		fmt.Fprintf(w, "  held: %s\n", h)
+	}
+}
+
+func actionTitle(a autopilot.Action) string {
+	at := a.From.Format(time.RFC3339Nano)
+	if a.Kind == autopilot.KindWidth {
+		return fmt.Sprintf("width %v -> %v from %s", a.OldWidth, a.NewWidth, at)
+	}
+	return fmt.Sprintf("promote key %s to %d shards from %s", a.Key, a.Shards, at)
+}
+
+// writeAutopilotActions prints the latest recorded autopilot actions of
+// each view, if any (tsbucket views).
+func writeAutopilotActions(ctx context.Context, w io.Writer, s *gocql.Session, keyspace string, views []schema.View) error {
+	header := false
+	for _, v := range views {
+		acts, err := autopilot.RecentActions(ctx, s, keyspace, v.Name, 3)
+		if err != nil {
+			return err
+		}
+		for _, a := range acts {
+			if !header {
+				fmt.Fprintln(w, "\nautopilot actions (newest first, 3 per view):")
+				header = true
+			}
+			state := "applied"
+			if !a.Applied {
+				state = a.Outcome
+			}
+			fmt.Fprintf(w, "  %s %s %s: %s [%s]\n", a.At.Format(time.RFC3339), v.Name, actionTitle(a.Action), a.Reason, state)
+		}
+	}
+	return nil
+}
