@@ -478,7 +478,7 @@ func (f *apFleet) readAll(ctx context.Context, r *repo.Repo[Tick], stream string
 func (f *apFleet) checkCommand() {
 	t := f.t
 	c := cluster(t)
-	bin := buildTsbucket(t)
+	bin := buildCLI(t)
 	file := filepath.Join(t.TempDir(), "views.yaml")
 	views := fmt.Sprintf(`keyspace:
   name: %s
