@@ -47,6 +47,7 @@ func (f *demoFlags) register(fs *flag.FlagSet, e env) {
 	fs.Float64Var(&c.SensorRate, "sensor-rate", d.SensorRate, "latest-readings-of-a-sensor reads per second (0: none)")
 	fs.Float64Var(&c.RangeRate, "range-rate", d.RangeRate, "oldest-first reads of a site's last 6 hours per second (0: none)")
 	fs.Float64Var(&c.SiteRate, "site-rate", d.SiteRate, "reads per second of the latest value of every sensor of a site, from the latest-value view (0: none)")
+	fs.Float64Var(&c.HourlyRate, "hourly-rate", d.HourlyRate, "reads per second of a sensor's hourly avg, min, max and count over the last day, through its rollup (0: none)")
 	fs.Float64Var(&c.DeleteRate, "delete-rate", d.DeleteRate, "moderator deletes of recent messages per second (0: none)")
 	fs.IntVar(&c.Viewers, "viewers", d.Viewers, "identical concurrent reads per channel opening (coalesced)")
 	fs.IntVar(&c.Pages, "pages", d.Pages, "pages per pager session")
@@ -104,7 +105,7 @@ func (f *demoFlags) config(e env) (demo.Config, error) {
 // command line 0 means none, in demo.Config zero means the default.
 func zeroMeansNone(c *demo.Config) {
 	for _, p := range []*float64{&c.ChatRate, &c.IoTRate, &c.LatestRate, &c.AuthorRate, &c.PageRate,
-		&c.SensorRate, &c.RangeRate, &c.SiteRate, &c.DeleteRate, &c.FaultRate} {
+		&c.SensorRate, &c.RangeRate, &c.SiteRate, &c.HourlyRate, &c.DeleteRate, &c.FaultRate} {
 		if *p == 0 {
 			*p = -1
 		}
@@ -206,7 +207,8 @@ func (f *demoFlags) checkPositive() error {
 		v    float64
 	}{
 		{"chat-rate", c.ChatRate}, {"iot-rate", c.IoTRate}, {"latest-rate", c.LatestRate}, {"author-rate", c.AuthorRate},
-		{"page-rate", c.PageRate}, {"sensor-rate", c.SensorRate}, {"range-rate", c.RangeRate}, {"site-rate", c.SiteRate}, {"delete-rate", c.DeleteRate},
+		{"page-rate", c.PageRate}, {"sensor-rate", c.SensorRate}, {"range-rate", c.RangeRate}, {"site-rate", c.SiteRate}, {"hourly-rate", c.HourlyRate},
+		{"delete-rate", c.DeleteRate},
 		{"fault-rate", c.FaultRate}, {"seed-messages", float64(c.SeedMessages)},
 		{"seed-readings", float64(c.SeedReadings)}, {"purge", float64(c.Purge)},
 	} {

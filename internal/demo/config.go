@@ -90,6 +90,7 @@ type Config struct {
 	SensorRate float64 // latest readings of a sensor; default 20
 	RangeRate  float64 // oldest-first reads of a site's last 6 hours; default 5
 	SiteRate   float64 // latest values of every sensor of a site, at once; default 5
+	HourlyRate float64 // a sensor's hourly aggregates over the last day; default 2
 	DeleteRate float64 // moderator deletes of recent messages; default 1
 
 	Viewers   int // identical concurrent reads per channel opening; default 4
@@ -156,6 +157,7 @@ func (c Config) withDefaults() Config {
 	c.SensorRate = orNone(c.SensorRate, 20)
 	c.RangeRate = orNone(c.RangeRate, 5)
 	c.SiteRate = orNone(c.SiteRate, 5)
+	c.HourlyRate = orNone(c.HourlyRate, 2)
 	c.DeleteRate = orNone(c.DeleteRate, 1)
 	c.Viewers = orDefault(c.Viewers, 4)
 	c.Pages = orDefault(c.Pages, 5)
@@ -263,6 +265,8 @@ func (c Config) rate(op string) float64 {
 		return c.RangeRate
 	case OpIoTSite:
 		return c.SiteRate
+	case OpIoTHourly:
+		return c.HourlyRate
 	case OpChatDelete:
 		return c.DeleteRate
 	}

@@ -15,7 +15,9 @@
 //     repository coalesces), pagers that follow cursors back in history,
 //     author and sensor readers, oldest-first range readers of a site,
 //     site dashboards (the latest value of each of a site's sensors, from
-//     the latest-value view latest_reading_by_sensor), and a
+//     the latest-value view latest_reading_by_sensor), hourly charts of a
+//     sensor's last day (aggregates through the hourly rollup, which a
+//     worker keeps while the demo runs), and a
 //     moderator deleting recent messages. Channels and authors are chosen
 //     with a Zipf law (Config.Skew): a few hot keys and many quiet ones.
 //     A Config.FaultRate fraction of message writes has its

@@ -124,7 +124,7 @@ func (wl *workload) live(ctx context.Context) time.Duration {
 	ops := map[string]func(context.Context, *worker){
 		OpChatWrite: wl.chatWrite, OpIoTWrite: wl.iotWrite, OpChatLatest: wl.chatLatest,
 		OpChatPage: wl.chatPage, OpChatAuthor: wl.chatAuthor, OpIoTLatest: wl.iotLatest,
-		OpIoTRange: wl.iotRange, OpIoTSite: wl.iotSite, OpChatDelete: wl.chatDelete,
+		OpIoTRange: wl.iotRange, OpIoTSite: wl.iotSite, OpIoTHourly: wl.iotHourly, OpChatDelete: wl.chatDelete,
 	}
 	start := time.Now()
 	var wg sync.WaitGroup

@@ -21,11 +21,12 @@ const (
 	OpIoTLatest  = "iot.latest"  // newest readings of a sensor
 	OpIoTRange   = "iot.range"   // a site's last six hours, oldest first
 	OpIoTSite    = "iot.site"    // the latest value of every sensor of a site
+	OpIoTHourly  = "iot.hourly"  // a sensor's hourly aggregates over a day, through its rollup
 )
 
 // liveOps lists the operations in summary order.
 var liveOps = [...]string{OpChatWrite, OpIoTWrite, OpChatLatest, OpChatPage, OpChatAuthor,
-	OpIoTLatest, OpIoTRange, OpIoTSite, OpChatDelete}
+	OpIoTLatest, OpIoTRange, OpIoTSite, OpIoTHourly, OpChatDelete}
 
 // Kinds of operation.
 const (
