@@ -79,17 +79,7 @@ type IoTReport struct {
 }
 
 // iotViews are the IoT views and latest_reading_by_sensor.
-func iotViews() []schema.View {
-	views := refmodel.IoTViews()
-	src := views[0]
-	for _, v := range views {
-		if v.Name == "readings_by_sensor" {
-			src = v
-		}
-	}
-	return append(views, schema.View{Name: "latest_reading_by_sensor", LatestOf: src.Name, Key: src.Key,
-		ID: src.ID, Kind: src.Kind, Values: []schema.Column{{Name: "value", Type: "double"}, {Name: "unit", Type: "text"}}})
-}
+func iotViews() []schema.View { return append(refmodel.IoTViews(), refmodel.IoTLatestView()) }
 
 // RunIoT loads the data and measures every variant side by side.
 func RunIoT(ctx context.Context, cfg IoTConfig) (IoTReport, error) {
