@@ -40,9 +40,10 @@
 //     shard of one table are equal. Shard partitions appear in the partition
 //     sketch as key/bucket/sN. Unsharded views are not counted.
 //   - The hot paths (statement observers, PartitionWrite, ShardWrite,
-//     ReadWalk) do not allocate once a label combination has been seen, and
-//     find their observers without a lock; PartitionWrite takes only its
-//     table's sketch lock.
+//     ReadWalk, AdmissionChange, AdmissionWait) do not allocate once a label
+//     combination has been seen, and find their observers without a lock
+//     (children resolved once, in maps read from an atomic snapshot);
+//     PartitionWrite takes only its table's sketch lock.
 //
 // Data flow: the repo attaches a StatementObserver (a gocql.QueryObserver and
 // gocql.BatchObserver) to every statement, reports read walks, coalesced reads,
