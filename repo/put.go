@@ -188,15 +188,6 @@ func newFanout(n int) *fanout {
 	return f
 }
 
-// sending is the context a write sends under once it begins (issue 23): the
-// caller's values without its cancel or deadline, bounded by
-// Options.Write.FanoutTimeout. A cancel in the middle of a fan-out would leave the
-// views apart (some rows written, others not); from the first statement
-// sent, the write finishes every view or fails on its own bound.
-func (r *Repo[T]) sending(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), r.opts.Write.FanoutTimeout)
-}
-
 // placedRows derives the rows of item with metadata proven current for its
 // time (current): derived, checked, and derived again if the check had to
 // reload the metadata.
