@@ -118,21 +118,30 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
-	ctx, admitted, err := r.admitPut(ctx, rows, cfg) // admission (admit.go)
+	var f *fanout
+	if !r.opts.Write.Atomic {
+		f = r.newFanout(rows, cfg)
+	}
+	ctx, admitted, err := r.admitPut(ctx, rows, f) // admission (admit.go)
 	if err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
 	defer admitted.done()
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
-	if r.opts.Write.Atomic {
+	if f == nil {
 		return r.putAtomic(sctx, rows, cfg)
 	}
-	f := newFanout(len(rows))
+	return r.putFanout(sctx, f, rows, cfg)
+}
+
+// putFanout writes rows concurrently, each with its presence entry when
+// f says it is due.
+func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg writeConfig) error {
 	last := len(rows) - 1
 	for i := range rows[:last] {
-		if r.entryNeeded(rows[i], cfg) {
-			f.wg.Go(func() { f.errs[i] = r.writeRow(sctx, rows[i], cfg) })
+		if !f.alone[i] {
+			f.wg.Go(func() { f.errs[i] = r.writeRow(sctx, rows[i], cfg, true) })
 			continue
 		}
 		// A row alone (nearly every write: its bucket has its entry) is
@@ -142,12 +151,12 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 		// most of them grow (copy) it once in the driver's routing-key
 		// marshalling.
 		ttl, _ := cfg.ttlOf(rows[i].v)
-		f.stmts[i], f.alone[i] = rows[i].insertBound(cfg.consistency, ttl, cfg.tsArg), true
+		f.stmts[i] = rows[i].insertBound(cfg.consistency, ttl, cfg.tsArg)
 		f.wg.Add(1)
 		go r.sendAlone(sctx, f, i) // not wg.Go: its wrapper would be one more allocation
 	}
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
-	f.errs[last] = r.writeRow(sctx, rows[last], cfg)
+	f.errs[last] = r.writeRow(sctx, rows[last], cfg, !f.alone[last])
 	f.wg.Wait()
 	for i, rw := range rows[:last] {
 		if f.alone[i] && f.errs[i] == nil {
@@ -164,8 +173,9 @@ func (r *Repo[T]) sendAlone(ctx context.Context, f *fanout, i int) {
 }
 
 // fanout is what the goroutines of one Put share: their WaitGroup, their
-// errors and the inserts sent alone (alone[i]: stmts[i] is row i's), in
-// one allocation for up to fanoutInline views.
+// errors and the inserts sent alone (alone[i]: row i's presence entry is
+// not due, and stmts[i] is its insert), in one allocation for up to
+// fanoutInline views.
 type fanout struct {
 	wg      sync.WaitGroup
 	errs    []error
@@ -178,12 +188,19 @@ type fanout struct {
 
 const fanoutInline = 4
 
-func newFanout(n int) *fanout {
+// newFanout is the fan-out of rows, with which rows go alone: asked of the
+// presence cache once per row, for admission's count and the fan-out
+// alike (it was asked two or three times, under its lock each).
+func (r *Repo[T]) newFanout(rows []row, cfg writeConfig) *fanout {
+	n := len(rows)
 	f := &fanout{}
 	if n <= fanoutInline {
 		f.errs, f.stmts, f.alone = f.inErrs[:n], f.inStmts[:n], f.inAlone[:n]
 	} else {
 		f.errs, f.stmts, f.alone = make([]error, n), make([]Statement, n), make([]bool, n)
+	}
+	for i, rw := range rows {
+		f.alone[i] = !r.entryNeeded(rw, cfg)
 	}
 	return f
 }
@@ -244,13 +261,14 @@ func aheadText(at, now time.Time) string {
 	return d.Round(time.Millisecond).String()
 }
 
-// writeRow writes one row and, the first time this process sees its (key,
-// bucket), its presence entry. Both must succeed: a row whose bucket is not in
-// the index would be invisible to index-driven reads.
-func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig) error {
+// writeRow writes one row and, withEntry (entryNeeded: the first time this
+// process sees its (key, bucket)), its presence entry. Both must succeed: a
+// row whose bucket is not in the index would be invisible to index-driven
+// reads.
+func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig, withEntry bool) error {
 	ttl, _ := cfg.ttlOf(rw.v)
 	var err error
-	if r.entryNeeded(rw, cfg) {
+	if withEntry {
 		err = r.writeRowAndEntry(ctx, rw, cfg, ttl)
 	} else {
 		err = r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
