@@ -300,8 +300,8 @@ type lane struct {
 	// in flight: any call fits an empty lane), -1 while a call waits.
 	// Written under mu by publish, whenever the lane changes.
 	free atomic.Int64
-	win      window
-	base     baseline
+	win  window
+	base baseline
 }
 
 type waiter struct {
