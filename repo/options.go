@@ -105,8 +105,8 @@ type WriteOptions struct {
 	// under a context of its own (the caller's values, no cancel) that
 	// expires after FanoutTimeout, and fails with a *PutError only if that
 	// expires or the cluster fails. Default 10 seconds. Writes that begin
-	// close together share one deadline, so a write may get up to a
-	// sixteenth of FanoutTimeout (100 ms at most) longer, never less.
+	// close together share one deadline, so a write may be stopped up to a
+	// sixteenth of FanoutTimeout (100 ms at most) sooner; never later.
 	FanoutTimeout time.Duration
 	// MaxExpiry is the latest expiry instant the cluster accepts for a row.
 	// A Cassandra 5.0 node in its default storage compatibility mode

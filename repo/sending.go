@@ -16,13 +16,15 @@ import (
 // A timer per write (context.WithTimeout) cost every Put a timer in the
 // runtime's heap, added and removed under its lock, and four allocations
 // (issue 26). Writes that begin within one granule of each other share one
-// deadline instead: each gets the newest shared deadline that is at least
-// FanoutTimeout away, and a new one, granule further, is made when none is.
-// So a write's bound is FanoutTimeout, at most one granule more (a
-// sixteenth of it, 100 ms at most), and a busy process starts one timer
-// per granule, not one per write.
+// deadline instead: each gets the shared deadline if it falls between
+// FanoutTimeout less a granule and FanoutTimeout after its start, and a
+// new one, exactly FanoutTimeout away, is made when it does not. So a
+// write never runs past FanoutTimeout (what the rollup worker's wait, and
+// anyone reasoning about how long a write can take, relies on); it may be
+// stopped up to a granule sooner (a sixteenth of FanoutTimeout, 100 ms at
+// most); and a busy process starts one timer per granule, not one per write.
 
-// maxGranule caps the extra time a write may get past FanoutTimeout.
+// maxGranule caps how much sooner than FanoutTimeout a write may be stopped.
 const maxGranule = 100 * time.Millisecond
 
 // deadlines hands out the shared deadlines of one repository's writes.
@@ -43,22 +45,31 @@ func newDeadlines(timeout time.Duration) *deadlines {
 	return &deadlines{timeout: timeout, granule: min(timeout/16, maxGranule)}
 }
 
-// get returns a shared deadline at least timeout after now.
+// get returns a deadline for a write that begins at now: at most timeout,
+// at least timeout less the granule, after now.
 func (d *deadlines) get(now time.Time) *deadline {
 	want := now.Add(d.timeout)
-	if dl := d.cur.Load(); dl != nil && !dl.at.Before(want) {
+	if dl := d.cur.Load(); dl != nil && d.fits(dl, want) {
 		return dl
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if dl := d.cur.Load(); dl != nil && !dl.at.Before(want) {
+	if dl := d.cur.Load(); dl != nil && d.fits(dl, want) {
 		return dl
 	}
-	at := want.Add(d.granule)
-	ctx, cancel := context.WithDeadline(context.Background(), at)
-	dl := &deadline{ctx: ctx, cancel: cancel, at: at}
-	d.cur.Store(dl)
+	ctx, cancel := context.WithDeadline(context.Background(), want)
+	dl := &deadline{ctx: ctx, cancel: cancel, at: want}
+	if cur := d.cur.Load(); cur == nil || cur.at.Before(want) {
+		// Not when a write that read the clock later made a later one
+		// meanwhile: the next writes would not fit this one.
+		d.cur.Store(dl)
+	}
 	return dl
+}
+
+// fits reports whether dl may be the deadline of a write that wants want.
+func (d *deadlines) fits(dl *deadline, want time.Time) bool {
+	return !dl.at.After(want) && !dl.at.Before(want.Add(-d.granule))
 }
 
 // sendingCtx is a write's own context: the values of the caller's context

@@ -10,7 +10,7 @@ import (
 type sendingKey struct{}
 
 // A write's own context keeps the caller's values, ignores its cancel, and
-// ends on its own deadline, FanoutTimeout (plus at most a granule) after it
+// ends on its own deadline, FanoutTimeout (less at most a granule) after it
 // began, for itself, context.Cause and the contexts derived from it.
 func TestSendingContext(t *testing.T) {
 	const timeout = 80 * time.Millisecond
@@ -31,8 +31,8 @@ func TestSendingContext(t *testing.T) {
 		t.Fatalf("ended with the caller: %v, %v, cause %v", sctx.Err(), child.Err(), context.Cause(sctx))
 	}
 	dl, ok := sctx.Deadline()
-	if !ok || dl.Before(start.Add(timeout)) || dl.After(end.Add(timeout+timeout/16)) {
-		t.Fatalf("deadline %v after the start, want %v to %v", dl.Sub(start), timeout, timeout+timeout/16)
+	if !ok || dl.Before(start.Add(timeout-timeout/16)) || dl.After(end.Add(timeout)) {
+		t.Fatalf("deadline %v after the start, want %v to %v", dl.Sub(start), timeout-timeout/16, timeout)
 	}
 	select {
 	case <-child.Done():
@@ -43,13 +43,14 @@ func TestSendingContext(t *testing.T) {
 		!errors.Is(child.Err(), context.DeadlineExceeded) {
 		t.Fatalf("ended with %v (cause %v), child %v; want the deadline", sctx.Err(), context.Cause(sctx), child.Err())
 	}
-	if time.Now().Before(start.Add(timeout)) {
-		t.Fatal("ended before FanoutTimeout")
+	if time.Now().Before(start.Add(timeout - timeout/16)) {
+		t.Fatal("ended more than a granule before FanoutTimeout")
 	}
 }
 
-// Writes that begin within a granule share one deadline; a later one gets
-// a new deadline, never one nearer than FanoutTimeout.
+// Writes that begin within a granule share one deadline, never later than
+// FanoutTimeout after their start; a later one gets a new deadline, exactly
+// FanoutTimeout away.
 func TestSendingDeadlinesShared(t *testing.T) {
 	d := newDeadlines(16 * time.Second) // granule: 100 ms, the cap (a sixteenth would be 1 s)
 	if d.granule != maxGranule {
@@ -57,12 +58,20 @@ func TestSendingDeadlinesShared(t *testing.T) {
 	}
 	now := time.Now()
 	first := d.get(now)
+	if !first.at.Equal(now.Add(d.timeout)) {
+		t.Fatalf("a new deadline %v after its write, want %v", first.at.Sub(now), d.timeout)
+	}
 	if d.get(now.Add(maxGranule/2)) != first || d.get(now.Add(maxGranule)) != first {
 		t.Fatal("writes within a granule got deadlines of their own")
 	}
+	if early := d.get(now.Add(-time.Millisecond)); early == first || early.at.After(now.Add(d.timeout-time.Millisecond)) {
+		t.Fatal("a write that read the clock earlier got a deadline past its FanoutTimeout")
+	}
+	if d.cur.Load() != first {
+		t.Fatal("an earlier write's deadline replaced the shared one")
+	}
 	later := now.Add(maxGranule + time.Millisecond)
-	next := d.get(later)
-	if next == first || next.at.Before(later.Add(d.timeout)) || next.at.After(later.Add(d.timeout+d.granule)) {
-		t.Fatalf("a write past the granule: deadline %v after it, want %v to %v", next.at.Sub(later), d.timeout, d.timeout+d.granule)
+	if next := d.get(later); next == first || !next.at.Equal(later.Add(d.timeout)) {
+		t.Fatalf("a write past the granule: deadline %v after it, want %v", next.at.Sub(later), d.timeout)
 	}
 }
