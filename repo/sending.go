@@ -76,10 +76,20 @@ func (d *deadlines) fits(dl *deadline, want time.Time) bool {
 // (through context.WithoutCancel, which also keeps the caller's cancel out
 // of context.Cause and of the contexts derived from this one), the done,
 // error and deadline of a shared deadline.
+//
+// The values are reached through a context.WithValue over the
+// WithoutCancel: the value-receiver Value method of WithoutCancel's
+// context boxes it again, one allocation for every lookup (three per Put,
+// finding the admission mark), when called directly, as the method of an
+// embedded WithoutCancel context would be; the context package's own
+// lookup, which WithValue's Value runs, steps through it without one.
 type sendingCtx struct {
-	context.Context // context.WithoutCancel(caller's)
+	context.Context // context.WithValue(context.WithoutCancel(caller's), deadlineKey{}, dl)
 	dl              *deadline
 }
+
+// deadlineKey holds a write's shared deadline in its context.
+type deadlineKey struct{}
 
 func (c *sendingCtx) Deadline() (time.Time, bool) { return c.dl.at, true }
 func (c *sendingCtx) Done() <-chan struct{}       { return c.dl.ctx.Done() }
@@ -94,7 +104,8 @@ func (c *sendingCtx) AfterFunc(f func()) func() bool { return context.AfterFunc(
 // returned releases nothing (the deadline is shared, its timer ends it): it
 // is kept so that every write defers it as it would a context's.
 func (r *Repo[T]) sending(ctx context.Context) (context.Context, context.CancelFunc) {
-	return &sendingCtx{Context: context.WithoutCancel(ctx), dl: r.deadlines.get(time.Now())}, noCancel
+	dl := r.deadlines.get(time.Now())
+	return &sendingCtx{Context: context.WithValue(context.WithoutCancel(ctx), deadlineKey{}, dl), dl: dl}, noCancel
 }
 
 func noCancel() {}

@@ -75,3 +75,14 @@ func TestSendingDeadlinesShared(t *testing.T) {
 		t.Fatalf("a write past the granule: deadline %v after it, want %v", next.at.Sub(later), d.timeout)
 	}
 }
+
+// Looking a value up in a write's own context allocates nothing: a Put's
+// goroutines each look the admission mark up in it.
+func TestSendingContextValueDoesNotAllocate(t *testing.T) {
+	r := &Repo[struct{}]{deadlines: newDeadlines(time.Second)}
+	sctx, cancel := r.sending(context.WithValue(context.Background(), sendingKey{}, "v"))
+	defer cancel()
+	if got := testing.AllocsPerRun(100, func() { _ = sctx.Value(admittedKey{}) }); got != 0 {
+		t.Errorf("%v allocations per lookup, want 0", got)
+	}
+}
