@@ -15,7 +15,7 @@ import (
 //
 // A timer per write (context.WithTimeout) cost every Put a timer in the
 // runtime's heap, added and removed under its lock, and four allocations
-// (issue 26). Writes that begin within one granule of each other share one
+// (five with its done channel, made when the driver waits on it; issue 26). Writes that begin within one granule of each other share one
 // deadline instead: each gets the shared deadline if it falls between
 // FanoutTimeout less a granule and FanoutTimeout after its start, and a
 // new one, exactly FanoutTimeout away, is made when it does not. So a
