@@ -365,6 +365,46 @@ func TestCheck(t *testing.T) {
 	drained(t, l, Read)
 }
 
+// fastPathAgrees fails unless Check's lock-free answer (free) is, for
+// calls of every size, what it would decide under the lock.
+func fastPathAgrees(t *testing.T, l *Limiter, ln Lane, when string) {
+	t.Helper()
+	s := l.lanes[ln]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for n := 1; n <= s.limit+2; n++ {
+		if fast, locked := int64(n) <= s.free.Load(), s.waiters.Len() == 0 && s.fits(n); fast != locked {
+			t.Fatalf("%s: a call of %d: admitted at once %v without the lock, %v with it", when, n, fast, locked)
+		}
+	}
+}
+
+// Check's fast path follows every change of the lane: grants, waiters,
+// releases, a new limit.
+func TestCheckFastPathFollowsTheLane(t *testing.T) {
+	l := newLimiter(t, Config{Write: LaneConfig{Limit: 3}})
+	fastPathAgrees(t, l, Write, "new")
+	p1 := mustAcquire(t, l, Write, 1)
+	fastPathAgrees(t, l, Write, "1 of 3 in flight")
+	p2 := mustAcquire(t, l, Write, 2)
+	fastPathAgrees(t, l, Write, "full")
+	w := acquireAsync(context.Background(), l, Write, 2)
+	waitQueued(t, l, Write, 2)
+	fastPathAgrees(t, l, Write, "a waiter")
+	p1.Release(nil)
+	fastPathAgrees(t, l, Write, "1 freed, the waiter still waiting")
+	l.SetLimit(Write, 6)
+	r := <-w
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	fastPathAgrees(t, l, Write, "the waiter admitted by a new limit")
+	p2.Release(nil)
+	r.p.Release(nil)
+	fastPathAgrees(t, l, Write, "empty")
+	drained(t, l, Write)
+}
+
 func TestQueueFull(t *testing.T) {
 	l := newLimiter(t, Config{Read: LaneConfig{Limit: 1, MaxQueue: 1}})
 	p := mustAcquire(t, l, Read, 1)

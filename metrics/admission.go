@@ -74,23 +74,63 @@ const (
 	AdmissionShed     = "shed"
 )
 
+// laneGauges are one lane's gauges, resolved once: a limiter reports on
+// every acquire and release, under its lane's lock, and WithLabelValues
+// (hashing the label, a read lock on the vector) made each report cost
+// more than the gauge updates themselves.
+type laneGauges struct {
+	inFlight, queued, limit prometheus.Gauge
+}
+
+// laneOutcome keys the wait histogram's children.
+type laneOutcome struct {
+	lane     string
+	admitted bool
+}
+
+// lane returns lane's gauges, resolving (and so creating) all three on
+// first use.
+func (m *Metrics) lane(lane string) *laneGauges {
+	if g, ok := m.laneGauges.snapshot()[lane]; ok {
+		return g
+	}
+	return m.laneGauges.loadOrStore(lane, func() *laneGauges {
+		v := m.admission
+		return &laneGauges{v.inFlight.WithLabelValues(lane), v.queued.WithLabelValues(lane), v.limit.WithLabelValues(lane)}
+	})
+}
+
 // AdmissionChange moves a lane's in-flight, queued and limit gauges by the
 // changes a limiter reports (admission.Observer): the limiters of several
-// sessions reporting here add up.
+// sessions reporting here add up. A lane's first report, zeros included,
+// makes its three series exist; after that a zero change is skipped (a
+// Put's acquire moves only the statements in flight).
 func (m *Metrics) AdmissionChange(lane string, inFlight, queued, limit int) {
-	// Zeros too: a limiter's first report makes every series exist.
-	m.admission.inFlight.WithLabelValues(lane).Add(float64(inFlight))
-	m.admission.queued.WithLabelValues(lane).Add(float64(queued))
-	m.admission.limit.WithLabelValues(lane).Add(float64(limit))
+	g := m.lane(lane)
+	for _, c := range [...]struct {
+		g prometheus.Gauge
+		d int
+	}{{g.inFlight, inFlight}, {g.queued, queued}, {g.limit, limit}} {
+		if c.d != 0 {
+			c.g.Add(float64(c.d))
+		}
+	}
 }
 
 // AdmissionWait records one call's wait for admission (admission.Observer).
 func (m *Metrics) AdmissionWait(lane string, wait time.Duration, admitted bool) {
-	outcome := AdmissionShed
-	if admitted {
-		outcome = AdmissionAdmitted
+	k := laneOutcome{lane, admitted}
+	o, ok := m.laneWaits.snapshot()[k]
+	if !ok {
+		o = m.laneWaits.loadOrStore(k, func() prometheus.Observer {
+			outcome := AdmissionShed
+			if admitted {
+				outcome = AdmissionAdmitted
+			}
+			return m.admission.wait.WithLabelValues(lane, outcome)
+		})
 	}
-	m.admission.wait.WithLabelValues(lane, outcome).Observe(wait.Seconds())
+	o.Observe(wait.Seconds())
 }
 
 // AdmissionShed counts one shed call (admission.Observer).

@@ -69,3 +69,28 @@ func BenchmarkShouldTrace(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAdmissionReport is what a limiter reports for one Put: an
+// acquire and a release (statements in flight up and down) and an
+// immediate admission's wait.
+func BenchmarkAdmissionReport(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	m.AdmissionChange("write", 0, 0, 64)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			m.AdmissionChange("write", 3, 0, 0)
+			m.AdmissionWait("write", 0, true)
+			m.AdmissionChange("write", -3, 0, 0)
+		}
+	})
+}
+
+// BenchmarkReadWalkReport is the figures every page reports.
+func BenchmarkReadWalkReport(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		m.ReadWalk("messages_by_channel", 1, 0, 50, 1)
+	}
+}

@@ -16,7 +16,10 @@
 //     ShardLabels (256, schema.MaxShards), so tsbucket_shard_writes_total
 //     has at most 257 series a table (ShardInvalid for a shard out of
 //     range). Partition keys passed to PartitionWrite live only in a
-//     bounded in-memory sketch and in threshold log lines.
+//     bounded in-memory sketch and in threshold log lines; those passed to
+//     SingleRowWrite (tables whose every partition holds one row: the
+//     repo's views keyed by their ID), only in the ten largest a table
+//     keeps and in threshold log lines.
 //   - One label names the CQL table in every family: table. A view is
 //     stored in the table of its name, so the walk, coalescing and fan-out
 //     families (whose methods take a view name) label it table too, and a
@@ -42,9 +45,11 @@
 //     shard of one table are equal. Shard partitions appear in the partition
 //     sketch as key/bucket/sN. Unsharded views are not counted.
 //   - The hot paths (statement observers, PartitionWrite, ShardWrite,
-//     ReadWalk) do not allocate once a label combination has been seen, and
-//     find their observers without a lock; PartitionWrite takes only its
-//     table's sketch lock.
+//     ReadWalk, AdmissionChange, AdmissionWait) do not allocate once a label
+//     combination has been seen, and find their observers without a lock
+//     (children resolved once, in maps read from an atomic snapshot);
+//     PartitionWrite takes only its table's sketch lock; SingleRowWrite takes
+//     none unless the write is among its table's ten largest.
 //
 // Data flow: the repo attaches a StatementObserver (a gocql.QueryObserver and
 // gocql.BatchObserver) to every statement, reports read walks, coalesced reads,

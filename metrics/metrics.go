@@ -148,6 +148,12 @@ type Metrics struct {
 	admission  admissionVecs
 
 	observers snapshotMap[statementKey, *StatementObserver]
+	// The children of the per-call families, resolved on first use (see
+	// laneGauges).
+	laneGauges    snapshotMap[string, *laneGauges]
+	laneWaits     snapshotMap[laneOutcome, prometheus.Observer]
+	walks         snapshotMap[string, *walkObservers]
+	shardCounters snapshotMap[shardKey, prometheus.Counter]
 }
 
 // New validates cfg, builds every collector and registers it on reg. If a

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -56,6 +57,8 @@ type tableSketch struct {
 	sketch      *sketch
 	rows, bytes prometheus.Observer
 	crossings   [levelCount]prometheus.Counter
+	single      atomic.Bool  // written by SingleRowWrite: top, not sketch, holds its largest
+	top         singleRowTop // of a single-row table (single.go)
 }
 
 func newPartitions(cfg Config) *partitions {
@@ -156,13 +159,20 @@ func (p *partitions) write(table, partition string, rows, bytes int64) {
 
 	t.rows.Observe(float64(gotRows))
 	t.bytes.Observe(float64(gotBytes))
+	if crossed != 0 {
+		p.crossed(t, table, partition, crossed, gotRows, gotBytes)
+	}
+}
+
+// crossed counts and logs the levels a partition of rows and bytes crossed.
+func (p *partitions) crossed(t *tableSketch, table, partition string, crossed uint8, rows, bytes int64) {
 	for _, th := range p.limits {
 		if crossed&th.bit() != 0 {
 			t.crossings[th.index].Inc()
 			p.log.LogAttrs(context.Background(), th.logLevel, "tsbucket: partition crossed a size threshold",
 				slog.String("table", table), slog.String("partition", partition),
 				slog.String("dimension", th.dimension), slog.String("crossed", th.level),
-				slog.Int64("threshold", th.value), slog.Int64("rows", gotRows), slog.Int64("bytes", gotBytes))
+				slog.Int64("threshold", th.value), slog.Int64("rows", rows), slog.Int64("bytes", bytes))
 		}
 	}
 }
@@ -196,6 +206,11 @@ func (p *partitions) top(table string, n int) []PartitionStat {
 		return nil
 	}
 	t.mu.Lock()
+	if t.single.Load() {
+		defer t.mu.Unlock()
+		stats := t.top.sorted(table)
+		return stats[:min(n, len(stats))]
+	}
 	cs := t.sketch.top(n)
 	t.mu.Unlock()
 	out := make([]PartitionStat, len(cs))
@@ -226,6 +241,9 @@ func (c largestCollector) Collect(ch chan<- prometheus.Metric) {
 		t := c.p.table(table)
 		t.mu.Lock()
 		rows, bytes := t.sketch.largest(LargestRanks)
+		if t.single.Load() {
+			rows, bytes = t.top.largest()
+		}
 		t.mu.Unlock()
 		for i, v := range rows {
 			ch <- prometheus.MustNewConstMetric(c.p.largestRows, prometheus.GaugeValue, float64(v), table, strconv.Itoa(i+1))

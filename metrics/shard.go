@@ -44,5 +44,15 @@ func (s *shardWrites) label(shard int) string {
 // sharded view, labelled with the view's table (its name). Call it for
 // views with more than one shard only, once per row, retries excluded.
 func (m *Metrics) ShardWrite(table string, shard int) {
-	m.shards.writes.WithLabelValues(table, m.shards.label(shard)).Inc()
+	label := m.shards.label(shard)
+	k := shardKey{table, label}
+	c, ok := m.shardCounters.snapshot()[k]
+	if !ok {
+		c = m.shardCounters.loadOrStore(k, func() prometheus.Counter { return m.shards.writes.WithLabelValues(table, label) })
+	}
+	c.Inc()
 }
+
+// shardKey keys the resolved children of tsbucket_shard_writes_total: one
+// per row of a sharded view, where a label lookup cost more than the count.
+type shardKey struct{ table, shard string }

@@ -42,10 +42,24 @@ func (v walkVecs) collectors() []prometheus.Collector {
 // table (its name): the buckets it visited, how many of them were empty,
 // the rows it returned and the queries it issued.
 func (m *Metrics) ReadWalk(view string, buckets, emptyBuckets, rows, queries int) {
-	m.walk.buckets.WithLabelValues(view).Observe(float64(buckets))
-	m.walk.empty.WithLabelValues(view).Observe(float64(emptyBuckets))
-	m.walk.rows.WithLabelValues(view).Observe(float64(rows))
-	m.walk.queries.WithLabelValues(view).Observe(float64(queries))
+	o, ok := m.walks.snapshot()[view]
+	if !ok {
+		o = m.walks.loadOrStore(view, func() *walkObservers {
+			v := m.walk
+			return &walkObservers{v.buckets.WithLabelValues(view), v.empty.WithLabelValues(view), v.rows.WithLabelValues(view), v.queries.WithLabelValues(view)}
+		})
+	}
+	o.buckets.Observe(float64(buckets))
+	o.empty.Observe(float64(emptyBuckets))
+	o.rows.Observe(float64(rows))
+	o.queries.Observe(float64(queries))
+}
+
+// walkObservers are one view's read histograms, resolved on its first read:
+// every page observes all four, and a label lookup each cost more than the
+// observations.
+type walkObservers struct {
+	buckets, empty, rows, queries prometheus.Observer
 }
 
 // Coalesced counts one read of view (label table) that joined an identical

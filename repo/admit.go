@@ -170,18 +170,19 @@ func (a *admitted) rowParts(rows []row) []uint64 {
 	return parts
 }
 
-// admitPut admits a Put of rows: every row and every presence entry it
-// will write at once, or one logged batch.
-func (r *Repo[T]) admitPut(ctx context.Context, rows []row, cfg writeConfig) (context.Context, *admitted, error) {
+// admitPut admits a Put of rows: every row and every presence entry its
+// fan-out f will write at once (the rows not alone have one), or one
+// logged batch (f nil).
+func (r *Repo[T]) admitPut(ctx context.Context, rows []row, f *fanout) (context.Context, *admitted, error) {
 	a := r.mark(ctx, admission.Write)
 	if a == nil {
 		return ctx, nil, nil
 	}
 	n := 1
-	if !r.opts.Write.Atomic {
+	if f != nil {
 		n = len(rows)
-		for _, rw := range rows {
-			if r.entryNeeded(rw, cfg) {
+		for _, alone := range f.alone {
+			if !alone {
 				n++
 			}
 		}

@@ -104,7 +104,9 @@ type WriteOptions struct {
 	// deadline, which would leave the views apart: it finishes every view
 	// under a context of its own (the caller's values, no cancel) that
 	// expires after FanoutTimeout, and fails with a *PutError only if that
-	// expires or the cluster fails. Default 10 seconds.
+	// expires or the cluster fails. Default 10 seconds. Writes that begin
+	// close together share one deadline, so a write may be stopped up to a
+	// sixteenth of FanoutTimeout (100 ms at most) sooner; never later.
 	FanoutTimeout time.Duration
 	// MaxExpiry is the latest expiry instant the cluster accepts for a row.
 	// A Cassandra 5.0 node in its default storage compatibility mode

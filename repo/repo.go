@@ -40,6 +40,7 @@ type Repo[T any] struct {
 	schemes   schemeReload              // enabled by Open: the views are registered in the keyspace
 	meta      metadata                  // where the metadata that places rows is loaded from
 	rollups   atomic.Pointer[rollupSet] // AddRollups (rollup.go); nil: none
+	deadlines *deadlines                // of the writes' own contexts (sending.go)
 }
 
 // view is one schema.View with everything derived from it once.
@@ -173,6 +174,7 @@ func newRepo[T any](session *gocql.Session, keyspace string, opts Options) (*Rep
 		flights:   newFlightGroup[T](),
 		schemes:   schemeReload{sem: make(chan struct{}, 1)},
 		maxExpiry: opts.Write.MaxExpiry,
+		deadlines: newDeadlines(opts.Write.FanoutTimeout),
 	}
 	if r.maxExpiry.IsZero() {
 		r.maxExpiry = defaultMaxExpiry()
