@@ -112,7 +112,7 @@ func sections() []section {
 }
 
 func clientSections() []section {
-	return []section{
+	return append([]section{
 		{"Latency at LOCAL_QUORUM", false, []panelSpec{
 			{"p99 latency by table and operation", "99th percentile of one CQL request at LOCAL_QUORUM, as the driver saw it.", "s",
 				[]querySpec{{quantile("0.99", "table, operation", latency, and(client, lqSuccess)), "{{table}} {{operation}}"}}},
@@ -143,32 +143,7 @@ func clientSections() []section {
 			{"Coalesced reads per second", "Reads served by joining an identical read already in flight (hot keys).", "ops",
 				[]querySpec{{sumRate("table", "tsbucket_read_coalesced_total", client), "{{table}}"}}},
 		}},
-		{"Partitions", false, []panelSpec{
-			{"Largest partition by table (rows)", "Rows this process wrote to the largest partition it tracks, per table.", "short",
-				[]querySpec{{`max by (table) (tsbucket_partition_largest_rows{` + and(client, `rank="1"`) + `})`, "{{table}}"}}},
-			{"Largest partition by table (bytes)", "Bytes this process wrote to the largest partition it tracks, per table.", "bytes",
-				[]querySpec{{`max by (table) (tsbucket_partition_largest_bytes{` + and(client, `rank="1"`) + `})`, "{{table}}"}}},
-			{"Writes per shard", "Rows written per second to each write shard of a sharded view's table (views with shards > 1 only).", "wps",
-				[]querySpec{{sumRate("table, shard", shardWrites, client), "{{table}} shard {{shard}}"}}},
-			{"Shard spread", "How evenly a sharded table's writes spread: the busiest shard's rate over the mean (1 is even, N is all in one of N shards) " +
-				"and the coefficient of variation (0 is even). Shards never written since the process started do not count.", "short",
-				[]querySpec{{shardSpread("max"), "busiest / mean {{table}}"}, {shardSpread("stddev"), "CV {{table}}"}}},
-			{"Bucket width in force", "Each bucketed view's bucket width now; it steps at a recorded scheme change (tsbucket schema rebucket). " +
-				"Processes that disagree have not all reloaded the history yet (repo.Options.Schemes.Refresh).", "s",
-				[]querySpec{{"max by (table) (tsbucket_bucket_width_seconds{" + client + "})", "max {{table}}"},
-					{"min by (table) (tsbucket_bucket_width_seconds{" + client + "})", "min {{table}}"}}},
-			{"Next scheme change", "When a recorded scheme change takes effect (0: none pending), and how many changes each view's history holds.", "dateTimeAsIso",
-				[]querySpec{{"max by (table) (tsbucket_next_scheme_change_timestamp_seconds{" + client + "}) * 1000", "{{table}}"}}},
-			{"Partition threshold crossings", "Partitions whose client-side size crossed the early warning or the limit, since the process started.", "short",
-				[]querySpec{{"sum by (table, dimension, level) (tsbucket_partition_threshold_crossings_total{" + client + "})", "{{table}} {{dimension}} {{level}}"}}},
-			{"Server partition estimates", "The server's own estimates (system.size_estimates, flushed SSTables only), polled by this process.", "short",
-				[]querySpec{{"sum by (table) (tsbucket_server_partitions_estimate{" + client + "})", "partitions {{table}}"},
-					{"max by (table) (tsbucket_server_partition_mean_bytes{" + client + "})", "mean bytes {{table}}"}}},
-			{"Rollup lag", "How far each rollup's oldest key is behind the newest closable interval after the worker's last round (aggregate.Roller), " +
-				"and the dirty intervals (written into after they were rolled) that round found; reads stay exact either way, they only read more raw rows.", "s",
-				[]querySpec{{"max by (table) (tsbucket_rollup_lag_seconds{" + client + "})", "lag {{table}}"},
-					{"max by (table) (tsbucket_rollup_dirty_intervals{" + client + "})", "dirty intervals {{table}}"}}},
-		}},
+		partitionsSection(),
 		{"Tombstones", false, []panelSpec{
 			{"Tombstones written per second", "Deletes: each one a tombstone every later read of its partition steps over until gc_grace_seconds pass.", "ops",
 				[]querySpec{{sumRate("table", "tsbucket_tombstones_written_total", client), "{{table}}"}}},
@@ -177,6 +152,13 @@ func clientSections() []section {
 			{"Tombstones per warned read (p99)", "Tombstone cells one read stepped over, from server warnings and sampled traces.", "short",
 				[]querySpec{{quantile("0.99", "table, source", "tsbucket_tombstones_read", client), "{{table}} {{source}}"}}},
 		}},
+	}, serviceSections()...)
+}
+
+// serviceSections show the service's own process: its Go runtime and
+// whether Prometheus reaches it.
+func serviceSections() []section {
+	return []section{
 		{"Go runtime of the service", false, []panelSpec{
 			{"Goroutines", "Goroutines of each tsbucket process (a steady climb is a leak).", "short",
 				[]querySpec{{"sum by (instance) (go_goroutines{" + service + "})", "{{instance}}"}}},
@@ -192,6 +174,37 @@ func clientSections() []section {
 				[]querySpec{{"sum by (job) (up)", "{{job}}"}}},
 		}},
 	}
+}
+
+// partitionsSection shows partition sizes, shards, bucket widths and
+// rollups: what grows with the data rather than with the traffic.
+func partitionsSection() section {
+	return section{"Partitions", false, []panelSpec{
+		{"Largest partition by table (rows)", "Rows this process wrote to the largest partition it tracks, per table.", "short",
+			[]querySpec{{`max by (table) (tsbucket_partition_largest_rows{` + and(client, `rank="1"`) + `})`, "{{table}}"}}},
+		{"Largest partition by table (bytes)", "Bytes this process wrote to the largest partition it tracks, per table.", "bytes",
+			[]querySpec{{`max by (table) (tsbucket_partition_largest_bytes{` + and(client, `rank="1"`) + `})`, "{{table}}"}}},
+		{"Writes per shard", "Rows written per second to each write shard of a sharded view's table (views with shards > 1 only).", "wps",
+			[]querySpec{{sumRate("table, shard", shardWrites, client), "{{table}} shard {{shard}}"}}},
+		{"Shard spread", "How evenly a sharded table's writes spread: the busiest shard's rate over the mean (1 is even, N is all in one of N shards) " +
+			"and the coefficient of variation (0 is even). Shards never written since the process started do not count.", "short",
+			[]querySpec{{shardSpread("max"), "busiest / mean {{table}}"}, {shardSpread("stddev"), "CV {{table}}"}}},
+		{"Bucket width in force", "Each bucketed view's bucket width now; it steps at a recorded scheme change (tsbucket schema rebucket). " +
+			"Processes that disagree have not all reloaded the history yet (repo.Options.Schemes.Refresh).", "s",
+			[]querySpec{{"max by (table) (tsbucket_bucket_width_seconds{" + client + "})", "max {{table}}"},
+				{"min by (table) (tsbucket_bucket_width_seconds{" + client + "})", "min {{table}}"}}},
+		{"Next scheme change", "When a recorded scheme change takes effect (0: none pending), and how many changes each view's history holds.", "dateTimeAsIso",
+			[]querySpec{{"max by (table) (tsbucket_next_scheme_change_timestamp_seconds{" + client + "}) * 1000", "{{table}}"}}},
+		{"Partition threshold crossings", "Partitions whose client-side size crossed the early warning or the limit, since the process started.", "short",
+			[]querySpec{{"sum by (table, dimension, level) (tsbucket_partition_threshold_crossings_total{" + client + "})", "{{table}} {{dimension}} {{level}}"}}},
+		{"Server partition estimates", "The server's own estimates (system.size_estimates, flushed SSTables only), polled by this process.", "short",
+			[]querySpec{{"sum by (table) (tsbucket_server_partitions_estimate{" + client + "})", "partitions {{table}}"},
+				{"max by (table) (tsbucket_server_partition_mean_bytes{" + client + "})", "mean bytes {{table}}"}}},
+		{"Rollup lag", "How far each rollup's oldest key is behind the newest closable interval after the worker's last round (aggregate.Roller), " +
+			"and the dirty intervals (written into after they were rolled) that round found; reads stay exact either way, they only read more raw rows.", "s",
+			[]querySpec{{"max by (table) (tsbucket_rollup_lag_seconds{" + client + "})", "lag {{table}}"},
+				{"max by (table) (tsbucket_rollup_dirty_intervals{" + client + "})", "dirty intervals {{table}}"}}},
+	}}
 }
 
 // admissionSection shows the client-side admission control (package
