@@ -96,21 +96,7 @@ func (a *accumulator) updateMinMax(x number) {
 		a.min, a.max = x, x
 		return
 	}
-	if a.isInt {
-		if x.i < a.min.i {
-			a.min = x
-		}
-		if x.i > a.max.i {
-			a.max = x
-		}
-		return
-	}
-	if x.f < a.min.f {
-		a.min = x
-	}
-	if x.f > a.max.f {
-		a.max = x
-	}
+	a.mergeMinMax(x, x) // rollup_fold.go
 }
 
 // value is the aggregate of what was folded in.

@@ -20,12 +20,10 @@ func latestViews() []schema.View {
 	return append(refmodel.IoTViews(), refmodel.IoTLatestView())
 }
 
-// TestLatestValueEqualsTheModel drives five sensors through random writes
-// out of time order (late and backfilled readings), edits, deletes (the
-// newest among them) and RetryOf retries, and checks after every round
-// that each sensor's latest value is the model's newest reading by its
-// own time, read in one request per key.
-func TestLatestValueEqualsTheModel(t *testing.T) {
+// latestKeyspace is a new keyspace with latestViews applied, a session bound
+// to it, and the views.
+func latestKeyspace(t *testing.T) (*gocql.Session, string, []schema.View) {
+	t.Helper()
 	c := cluster(t)
 	ks := newKeyspace(t)
 	s := connect(t, ks)
@@ -33,6 +31,16 @@ func TestLatestValueEqualsTheModel(t *testing.T) {
 	if err := schema.Apply(t.Context(), s, schema.Keyspace{Name: ks, Replication: map[string]int{c.Datacenter: 1}}, views); err != nil {
 		t.Fatal(err)
 	}
+	return s, ks, views
+}
+
+// TestLatestValueEqualsTheModel drives five sensors through random writes
+// out of time order (late and backfilled readings), edits, deletes (the
+// newest among them) and RetryOf retries, and checks after every round
+// that each sensor's latest value is the model's newest reading by its
+// own time, read in one request per key.
+func TestLatestValueEqualsTheModel(t *testing.T) {
+	s, ks, views := latestKeyspace(t)
 	r, err := repo.Open[refmodel.Reading](t.Context(), s, ks, views, repo.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -168,13 +176,7 @@ func (m *latestModel) put(t *testing.T, r *repo.Repo[refmodel.Reading], rd refmo
 // M written back at the slow delete's timestamp would be shadowed by P's
 // retirement. The view must still show M, as the source does.
 func TestLatestValueUnderSkewedClocks(t *testing.T) {
-	c := cluster(t)
-	ks := newKeyspace(t)
-	s := connect(t, ks)
-	views := latestViews()
-	if err := schema.Apply(t.Context(), s, schema.Keyspace{Name: ks, Replication: map[string]int{c.Datacenter: 1}}, views); err != nil {
-		t.Fatal(err)
-	}
+	s, ks, views := latestKeyspace(t)
 	open := func(offset time.Duration) *repo.Repo[refmodel.Reading] {
 		opts := repo.Options{Now: func() time.Time { return time.Now().Add(offset) }}
 		opts.Schemes.ClockSkew = 10 * time.Second

@@ -11,14 +11,7 @@ import (
 // ceiling, reads that bucket once (it was read twice: the next listing
 // started past the ceiling, swapped its bounds and listed it again).
 func TestListedPagesEndAtTheRange(t *testing.T) {
-	views := noteViews()
-	width := views[0].Scheme.Width()
-	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
-	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
-		Read: ReadOptions{NoCoalesce: true}, WrapExecutor: fake.wrap})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, width := uncoalescedNotes(t)
 	first := fixedNow.Add(-time.Duration(presencePage+5) * width)
 	var want []int64
 	for i := range presencePage + 5 { // one note in each of 37 consecutive buckets
@@ -48,14 +41,7 @@ func TestListedPagesEndAtTheRange(t *testing.T) {
 // only when it runs out: pages of a long read cost one request each, as a
 // hand-written driver loop's do (they cost two, a listing and the bucket).
 func TestListedPageResumesInItsBucket(t *testing.T) {
-	views := noteViews()
-	width := views[0].Scheme.Width()
-	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
-	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
-		Read: ReadOptions{NoCoalesce: true}, WrapExecutor: fake.wrap})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, width := uncoalescedNotes(t)
 	first := fixedNow.Add(-3 * width).Truncate(width)
 	var want []int64
 	for b := range 3 { // 25 notes in each of 3 buckets
@@ -92,4 +78,18 @@ func TestListedPageResumesInItsBucket(t *testing.T) {
 	if !slices.Equal(requests, wantReqs) {
 		t.Fatalf("requests per page %v, want %v", requests, wantReqs)
 	}
+}
+
+// uncoalescedNotes is a repository of notes on a fake cluster, its reads
+// not coalesced, and the width of by_room's buckets.
+func uncoalescedNotes(t *testing.T) (*Repo[note], time.Duration) {
+	t.Helper()
+	views := noteViews()
+	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
+	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
+		Read: ReadOptions{NoCoalesce: true}, WrapExecutor: fake.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, views[0].Scheme.Width()
 }
