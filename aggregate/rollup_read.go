@@ -12,8 +12,9 @@ import (
 // A read with Query.UseRollups answers from a rollup of the view where it
 // can and from the raw rows elsewhere, with the very same result: it uses
 // the rollup row of an interval only when the range covers the interval
-// whole, the key's checkpoint says it is rolled, and no dirty marker says
-// a write came after. Everything else (the range's ragged ends, intervals
+// whole, the key's checkpoint says it is rolled, no dirty marker says a
+// write came after, and none of its items can have expired yet
+// (repo.Repo.RollupFloor). Everything else (the range's ragged ends, intervals
 // not rolled yet, marked ones) is read raw. Rows and items fold into the
 // same accumulators, in the read's direction.
 
@@ -98,7 +99,11 @@ func planParts[T any](ctx context.Context, r *repo.Repo[T], q *Query, ru schema.
 	if err != nil || !ok {
 		return raw, err
 	}
-	lo, hi = later(lo, rf), earlier(hi, rt)
+	floor, err := r.RollupFloor(q.View) // raw where rows may have expired
+	if err != nil {
+		return nil, err
+	}
+	lo, hi = later(later(lo, rf), ceilTo(floor, ru.Every)), earlier(hi, rt)
 	if !lo.Before(hi) {
 		return raw, nil
 	}

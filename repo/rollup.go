@@ -222,6 +222,23 @@ func (r *Repo[T]) RollupDelay() time.Duration {
 	return r.opts.Schemes.ClockSkew + r.opts.Write.FanoutTimeout
 }
 
+// RollupFloor is the earliest instant from which a read may answer from
+// the rollups of view, a source view: items before it may have begun to
+// expire, which a rollup row (written later, expiring later) would still
+// count. A row expires its TTL after its write, and an item is written at
+// most MaxFutureSkew before its own time by a clock at most ClockSkew
+// behind this one, so no item from the floor on has expired. Items written
+// with a shorter TTL (WithTTL) are not covered: a rollup counts them until
+// the floor passes them. Zero: the view's rows never expire.
+func (r *Repo[T]) RollupFloor(view string) (time.Time, error) {
+	v, err := r.view(view)
+	if err != nil || v.ttl == 0 {
+		return time.Time{}, err
+	}
+	ttl := time.Duration(v.ttl) * time.Second
+	return r.opts.Now().Add(-ttl + r.opts.Schemes.MaxFutureSkew + r.opts.Schemes.ClockSkew), nil
+}
+
 // ClockSkew is Options.Schemes.ClockSkew: a worker clears a dirty marker
 // with a delete timestamped at its raw read less this.
 func (r *Repo[T]) ClockSkew() time.Duration { return r.opts.Schemes.ClockSkew }

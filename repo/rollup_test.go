@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
@@ -100,5 +101,29 @@ func TestDirtyMarkerFailures(t *testing.T) {
 	spy.fail = nil
 	if err := r.Put(t.Context(), &late, RetryOf(err)); err != nil || len(spy.marks) != 2 {
 		t.Fatalf("retry: %v, %d markers", err, len(spy.marks))
+	}
+}
+
+// TestRollupFloor: a rollup answers only for items none of whose rows can
+// have expired: the view's TTL back from now, plus MaxFutureSkew (how long
+// before its own time an item may be written) and ClockSkew. A view
+// without a TTL has no floor.
+func TestRollupFloor(t *testing.T) {
+	opts := Options{Now: func() time.Time { return fixedNow }}
+	opts.Schemes.MaxFutureSkew, opts.Schemes.ClockSkew = time.Minute, 5*time.Second
+	r, err := New[refmodel.Reading](tripwireSession(), "ks", refmodel.IoTViews(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	floor, err := r.RollupFloor("readings_by_sensor")
+	if want := fixedNow.Add(-refmodel.IoTTTL + time.Minute + 5*time.Second); err != nil || !floor.Equal(want) {
+		t.Fatalf("floor %v (%v), want %v", floor, err, want)
+	}
+	notes, _ := newNotes(t)
+	if floor, err := notes.RollupFloor("by_room"); err != nil || !floor.IsZero() {
+		t.Fatalf("floor of a view without TTL %v (%v), want none", floor, err)
+	}
+	if _, err := r.RollupFloor("nope"); !errors.Is(err, ErrUnknownView) {
+		t.Fatalf("floor of an unknown view: %v, want ErrUnknownView", err)
 	}
 }
