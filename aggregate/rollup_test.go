@@ -1,12 +1,19 @@
 package aggregate
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/metrics"
+	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
@@ -119,4 +126,32 @@ func TestPickRollup(t *testing.T) {
 	if ru, _, _ := pickRollup([]schema.Rollup{sixHours, hourly}, &q); ru.Name != "h" {
 		t.Errorf("3h read picked %s, want the hourly rollup", ru.Name)
 	}
+}
+
+// TestRollerRunsOnlyWhileItHoldsTheLease: a worker whose lease another
+// instance holds asks for it every round and rolls nothing (its
+// repository's session is an empty one: any statement would fail).
+func TestRollerRunsOnlyWhileItHoldsTheLease(t *testing.T) {
+	r, err := repo.New[refmodel.Reading](&gocql.Session{}, "ks", refmodel.IoTViews(), repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease := &countingLease{}
+	w := &Roller[refmodel.Reading]{Repo: r, Rollup: "readings_hourly", Keys: []repo.Key{{"s"}}, Lease: lease}
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	var failed []error
+	if err := w.Run(ctx, 10*time.Millisecond, func(err error) { failed = append(failed, err) }); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Run = %v, want the context's end", err)
+	}
+	if n := lease.asked.Load(); n < 2 || len(failed) != 0 {
+		t.Fatalf("lease asked %d times, rounds failed %v: want every round to ask and none to run", n, failed)
+	}
+}
+
+type countingLease struct{ asked atomic.Int32 }
+
+func (l *countingLease) Acquire(context.Context) (bool, error) {
+	l.asked.Add(1)
+	return false, nil
 }

@@ -34,6 +34,14 @@ type Roller[T any] struct {
 	Now      func() time.Time // the clock; nil is time.Now
 	// Observer, when set, is told each round's outcome (metrics.Rollup).
 	Observer RollObserver
+	// Lease, when set, elects the one instance of a fleet whose Run rolls
+	// (autopilot.Lease does, through the cluster). Two workers rolling one
+	// interval at once on clocks up to ClockSkew apart can leave the row
+	// of the earlier raw read in force, stamped later by the faster clock,
+	// while the later one cleared the interval's marker. Run takes or
+	// renews the lease before every round and skips the round while
+	// another instance holds it.
+	Lease Lease
 
 	// rolled are the ranges this round rolled, by key text, with the time
 	// their raw read began: a marker sent before that needs no recompute.
@@ -111,13 +119,20 @@ func (w *Roller[T]) RunOnce(ctx context.Context) (RollReport, error) {
 	return rep, nil
 }
 
+// Lease elects one holder among instances: Acquire takes or renews it and
+// says whether the caller holds it now.
+type Lease interface {
+	Acquire(ctx context.Context) (held bool, err error)
+}
+
 // Run runs a round every interval until ctx ends, returning ctx's error;
 // a failed round is retried at the next tick (onError, when set, is told).
+// With a Lease, only the round of the instance holding it runs.
 func (w *Roller[T]) Run(ctx context.Context, every time.Duration, onError func(error)) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if _, err := w.RunOnce(ctx); err != nil && onError != nil && ctx.Err() == nil {
+		if err := w.leasedRound(ctx); err != nil && onError != nil && ctx.Err() == nil {
 			onError(err)
 		}
 		select {
@@ -126,6 +141,18 @@ func (w *Roller[T]) Run(ctx context.Context, every time.Duration, onError func(e
 		case <-t.C:
 		}
 	}
+}
+
+// leasedRound runs a round if the worker holds its lease (or has none).
+func (w *Roller[T]) leasedRound(ctx context.Context) error {
+	if w.Lease != nil {
+		held, err := w.Lease.Acquire(ctx)
+		if err != nil || !held {
+			return err
+		}
+	}
+	_, err := w.RunOnce(ctx)
+	return err
 }
 
 // rollKey extends key's checkpoint to cover [lo, hi), rolling only the
