@@ -29,6 +29,9 @@ type Input struct {
 	Policy     schema.AutopilotPolicy // with defaults (AutopilotPolicy.Validate)
 	View       schema.View            // as registered: its Scheme is the whole history
 	Promotions map[string]schema.Promotion
+	// Blocked are the view's blocked keys (schema.BlockedKeys), read when
+	// the policy sets BlockAboveRows: a key blocked already is not again.
+	Blocked    map[string]schema.BlockedKey
 	Partitions []Partition // of recent closed buckets
 	Now        time.Time
 	Lead       time.Duration // the fleet's lead: changes take effect at least this far ahead
@@ -38,18 +41,20 @@ type Input struct {
 const (
 	KindWidth   = "width"   // change the width of future buckets
 	KindPromote = "promote" // promote a key to write shards
+	KindBlock   = "block"   // refuse writes to a key past the hard ceiling (BlockAboveRows)
 )
 
 // Action is one change Decide proposes, with the figures behind it.
 type Action struct {
 	Kind, View string
-	Key        string    // KindPromote
-	From       time.Time // the instant it takes effect: at least Lead ahead
+	Key        string    // KindPromote, KindBlock
+	From       time.Time // the instant it takes effect: at least Lead ahead (KindBlock: now, at the fleet's next reload)
 	// OldWidth and NewWidth are the widths before and from From (KindWidth).
 	OldWidth, NewWidth time.Duration
 	Shards             int // KindPromote
 	// Rows and Bytes are the p99 partition (KindWidth) or the key's
-	// partition (KindPromote) at the width in force; PredRows and
+	// partition (KindPromote at the width in force, KindBlock as observed in
+	// its closed bucket); PredRows and
 	// PredBytes what they are expected to be after the change.
 	Rows, Bytes, PredRows, PredBytes int64
 	Reason                           string
@@ -100,6 +105,7 @@ const (
 func Decide(in Input) Decision {
 	p := in.Policy
 	d := Decision{View: in.View.Name, Rows: p.Rows, Bytes: p.Bytes, State: StateUnknown}
+	in.block(&d)
 	cur := in.View.Scheme.At(in.Now)
 	d.Width = cur.Width()
 	since, last := changes(in.View.Scheme, in.Now)

@@ -1,6 +1,7 @@
 package autopilot
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -235,5 +236,58 @@ func newHotKey(t *testing.T, hot int64) {
 	d := Decide(in)
 	if len(d.Actions) != 1 || d.Actions[0].Kind != KindPromote || d.Actions[0].Key != "k4" || d.State != StateInBand {
 		t.Fatalf("%+v", d)
+	}
+}
+
+// A key past the hard ceiling is blocked with its figures, once: a key
+// blocked already is not again, and without block_above_rows nothing is.
+func TestDecideBlocksPastCeiling(t *testing.T) {
+	v := testView(t, 15*time.Minute)
+	parts := closed(v, t0, 3, 20, 3, 30) // the hot key: 27,000 rows per bucket
+	in := input(t, v, t0, parts)
+	for _, a := range Decide(in).Actions {
+		if a.Kind == KindBlock {
+			t.Fatalf("blocked with the ceiling off: %+v", a)
+		}
+	}
+	in.Policy.BlockAboveRows = 20000
+	d := Decide(in)
+	var blocks []Action
+	for _, a := range d.Actions {
+		if a.Kind == KindBlock {
+			blocks = append(blocks, a)
+		}
+	}
+	if len(blocks) != 1 {
+		t.Fatalf("%+v", d.Actions)
+	}
+	b := blocks[0]
+	if b.Key != "k0" || b.Rows != 27000 || b.Bytes != 2700000 || b.View != "v" || !b.From.Equal(t0) ||
+		!strings.Contains(b.Reason, "block_above_rows 20000") {
+		t.Fatalf("%+v", b)
+	}
+	in.Blocked = map[string]schema.BlockedKey{"k0": {View: "v", Key: "k0"}}
+	for _, a := range Decide(in).Actions {
+		if a.Kind == KindBlock {
+			t.Fatalf("blocked again: %+v", a)
+		}
+	}
+}
+
+func TestPolicyBlockAboveRowsValidated(t *testing.T) {
+	v := testView(t, 15*time.Minute)
+	for _, n := range []int64{-1, 1, 5000} {
+		p := testPolicy()
+		p.BlockAboveRows = n
+		_, err := p.Validate(v)
+		var pe *schema.PolicyError
+		if !errors.As(err, &pe) || pe.Field != "block_above_rows" || !errors.Is(err, schema.ErrBadPolicy) {
+			t.Fatalf("%d: %v", n, err)
+		}
+	}
+	p := testPolicy()
+	p.BlockAboveRows = 5001
+	if q, err := p.Validate(v); err != nil || q.BlockAboveRows != 5001 {
+		t.Fatalf("%+v %v", q, err)
 	}
 }

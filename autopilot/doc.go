@@ -21,8 +21,11 @@
 //     gives a mean per table from SSTables every five minutes, and
 //     system.top_partitions is filled by repairs; neither knows buckets.
 //   - Decision. Decide is a pure function from the observations, the policy
-//     (schema.AutopilotPolicy) and the view's current scheme history and
-//     promotions to the actions it proposes, with the figures behind them.
+//     (schema.AutopilotPolicy) and the view's current scheme history,
+//     promotions and blocked keys to the actions it proposes, with the
+//     figures behind them; with the policy's BlockAboveRows (off by
+//     default) a key past that hard ceiling is blocked (schema.BlockKey),
+//     and repositories refuse its writes (repo.ErrKeyBlocked).
 //   - Running. Run observes, decides and (unless dry) applies every view of
 //     a policy once, recording each action in ActionsTable; a Worker does it
 //     every interval in whichever instance holds the LWT lease in LeaseTable,

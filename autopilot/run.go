@@ -62,7 +62,8 @@ type Report struct {
 
 // Run observes, decides and, unless DryRun, applies every policy's view
 // once: width changes through schema.Rebucket with the lead, promotions
-// through schema.PromoteKey with the lead, each recorded in ActionsTable
+// through schema.PromoteKey with the lead, blocks (a policy's
+// BlockAboveRows) through schema.BlockKey, each recorded in ActionsTable
 // with its reason and figures. Policies are checked first; any problem
 // (schema.ErrBadPolicy, a view not registered) fails the round with
 // nothing applied.
@@ -120,19 +121,12 @@ func checkPolicies(ctx context.Context, o Options) ([]schema.View, []schema.Auto
 
 // view runs one view: observe, decide, export, apply.
 func (o Options) view(ctx context.Context, v schema.View, p schema.AutopilotPolicy, rep *Report) (Decision, error) {
-	var promos map[string]schema.Promotion
-	if v.PerKeyShards {
-		var err error
-		if promos, err = schema.Promotions(ctx, o.Session, o.Keyspace, v.Name); err != nil {
-			return Decision{View: v.Name, State: StateUnknown}, err
-		}
-	}
-	parts, err := Observe(ctx, o.Session, o.Keyspace, v, promos, o.Observe)
+	in, err := o.input(ctx, v, p)
 	if err != nil {
 		return Decision{View: v.Name, State: StateUnknown}, err
 	}
-	now := o.Now()
-	d := Decide(Input{Policy: p, View: v, Promotions: promos, Partitions: parts, Now: now, Lead: o.Lead})
+	now := in.Now
+	d := Decide(in)
 	o.Metrics.Observed(metrics.AutopilotView{View: v.Name, Width: d.Width, P99Rows: d.P99Rows, P99Bytes: d.P99Bytes,
 		RowsBand: [2]int64{p.Rows.Low, p.Rows.High}, BytesBand: [2]int64{p.Bytes.Low, p.Bytes.High},
 		OutOfBand: d.State == StateAbove || d.State == StateBelow, Observed: d.State != StateUnknown})
@@ -150,6 +144,28 @@ func (o Options) view(ctx context.Context, v schema.View, p schema.AutopilotPoli
 		rep.Applied = append(rep.Applied, a)
 	}
 	return d, errors.Join(errs...)
+}
+
+// input observes v and reads its promoted keys (a PerKeyShards view) and
+// blocked keys (a policy with BlockAboveRows): what Decide needs.
+func (o Options) input(ctx context.Context, v schema.View, p schema.AutopilotPolicy) (Input, error) {
+	in := Input{Policy: p, View: v, Lead: o.Lead}
+	var err error
+	if v.PerKeyShards {
+		if in.Promotions, err = schema.Promotions(ctx, o.Session, o.Keyspace, v.Name); err != nil {
+			return in, err
+		}
+	}
+	if p.BlockAboveRows > 0 {
+		if in.Blocked, err = schema.BlockedKeys(ctx, o.Session, o.Keyspace, v.Name); err != nil {
+			return in, err
+		}
+	}
+	if in.Partitions, err = Observe(ctx, o.Session, o.Keyspace, v, in.Promotions, o.Observe); err != nil {
+		return in, err
+	}
+	in.Now = o.Now()
+	return in, nil
 }
 
 // apply records a through the path a person would use, then in
@@ -185,6 +201,9 @@ func (o Options) change(ctx context.Context, a Action, now time.Time) error {
 		p := schema.Promotion{View: a.View, Key: a.Key, From: a.From, Shards: a.Shards, PromotedAt: now.UTC(), Reason: "autopilot: " + a.Reason}
 		_, _, err := schema.PromoteKey(ctx, o.Session, o.Keyspace, p)
 		return err
+	case KindBlock:
+		b := schema.BlockedKey{View: a.View, Key: a.Key, BlockedAt: now.UTC(), Reason: "autopilot: " + a.Reason, Rows: a.Rows}
+		return schema.BlockKey(ctx, o.Session, o.Keyspace, b)
 	}
 	return fmt.Errorf("%w: unknown action kind %q", ErrBadOptions, a.Kind)
 }

@@ -33,9 +33,11 @@ const (
 const ActionsTTL = 90 * 24 * 3600
 
 // DDL returns the CREATE TABLE IF NOT EXISTS statements of the autopilot's
-// tables in keyspace.
+// tables in keyspace, and of schema.BlockedKeysTable (the block-list of
+// AutopilotPolicy.BlockAboveRows, which repositories read).
 func DDL(keyspace string) []string {
 	q := func(t string) string { return schema.Quote(keyspace) + "." + schema.Quote(t) }
+	blocked, _ := schema.CreateBlockedKeysTable(keyspace) // the keyspace is checked by Apply
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s ("view" text, "bucket" bigint, "instance" text, "key" text, "rows" bigint, "bytes" bigint,
 	PRIMARY KEY (("view", "bucket"), "instance", "key"))`, q(CountsTable)),
@@ -45,6 +47,7 @@ func DDL(keyspace string) []string {
 	PRIMARY KEY (("view"), "at", "kind", "key")) WITH CLUSTERING ORDER BY ("at" DESC, "kind" ASC, "key" ASC)
 	AND default_time_to_live = %d`, q(ActionsTable), ActionsTTL),
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s ("name" text PRIMARY KEY, "owner" text, "since" timestamp)`, q(LeaseTable)),
+		blocked,
 	}
 }
 

@@ -133,6 +133,10 @@ func (im *instanceMeta) promotions(ctx context.Context, view string) (map[string
 	return maps.Clone(im.m.promos[view]), nil
 }
 
+func (im *instanceMeta) blocked(ctx context.Context, view string) (map[string]schema.BlockedKey, error) {
+	return nil, nil
+}
+
 func (im *instanceMeta) promote(ctx context.Context, p schema.Promotion) (schema.Promotion, error) {
 	if err, _ := im.fault(); err != nil {
 		return p, err

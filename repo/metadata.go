@@ -20,6 +20,9 @@ type metadata interface {
 	schemes(ctx context.Context, views []string) (map[string]bucket.Scheme, error)
 	// promotions returns the promoted keys of a view, by key text.
 	promotions(ctx context.Context, view string) (map[string]schema.Promotion, error)
+	// blocked returns the blocked keys of a view, by key text (none in a
+	// keyspace without schema.BlockedKeysTable).
+	blocked(ctx context.Context, view string) (map[string]schema.BlockedKey, error)
 	// promote records p unless its key was promoted before, and returns the
 	// promotion in force.
 	promote(ctx context.Context, p schema.Promotion) (schema.Promotion, error)

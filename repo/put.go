@@ -112,6 +112,9 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
 	rows, err := r.placedRows(ctx, item, cfg)
+	if err == nil {
+		err = checkBlocked(rows) // the block-list (blocked.go)
+	}
 	if err != nil {
 		return fmt.Errorf("repo: put: %w", err)
 	}

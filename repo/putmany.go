@@ -89,6 +89,9 @@ func (r *Repo[T]) rowsOfMany(ctx context.Context, items []T, cfg writeConfig) ([
 			}
 		}
 		rs, err := r.rowsOf(&items[i])
+		if err == nil {
+			err = checkBlocked(rs) // the block-list (blocked.go)
+		}
 		if err != nil {
 			return nil, latest, fmt.Errorf("repo: put many: item %d: %w", i, err)
 		}

@@ -63,6 +63,9 @@ type view struct {
 	// (nil: none known); hot counts rows towards automatic promotion.
 	promos atomic.Pointer[map[string]schema.Promotion]
 	hot    hotCounter
+	// blocked holds the view's blocked keys, by key text (nil: none
+	// known): Put and PutMany refuse their items (blocked.go).
+	blocked atomic.Pointer[map[string]schema.BlockedKey]
 	// all is the projection of every column; projections holds those of
 	// reads of some columns, by their names (projection.go); projected
 	// counts the sets asked for. plainPaths: colPaths cross no pointer.
@@ -95,6 +98,9 @@ func Open[T any](ctx context.Context, session *gocql.Session, keyspace string, v
 		}
 	}
 	if err := r.loadPromotions(ctx); err != nil {
+		return nil, fmt.Errorf("repo: %w", err)
+	}
+	if err := r.loadBlocked(ctx); err != nil {
 		return nil, fmt.Errorf("repo: %w", err)
 	}
 	if err := r.learnMaxExpiry(ctx); err != nil {

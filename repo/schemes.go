@@ -143,8 +143,8 @@ func (r *Repo[T]) reload(ctx context.Context) error {
 	return nil
 }
 
-// loadMetadata reads and adopts every bucketed view's scheme and every per-key
-// sharded view's promotions.
+// loadMetadata reads and adopts every bucketed view's scheme, every per-key
+// sharded view's promotions and every view's blocked keys.
 func (r *Repo[T]) loadMetadata(ctx context.Context) error {
 	var names []string
 	for _, v := range r.order {
@@ -163,6 +163,9 @@ func (r *Repo[T]) loadMetadata(ctx context.Context) error {
 	}
 	if err := r.loadPromotions(ctx); err != nil {
 		return fmt.Errorf("repo: reload promotions: %w", err)
+	}
+	if err := r.loadBlocked(ctx); err != nil {
+		return fmt.Errorf("repo: reload blocked keys: %w", err)
 	}
 	r.reportSchemes()
 	return nil

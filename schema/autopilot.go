@@ -18,7 +18,7 @@ var ErrBadPolicy = errors.New("schema: bad autopilot policy")
 // PolicyError is one problem of an autopilot policy.
 type PolicyError struct {
 	View  string
-	Field string // the views-file field: rows, bytes, widths, max_shards, min_period, hysteresis, view
+	Field string // the views-file field: rows, bytes, widths, max_shards, min_period, hysteresis, block_above_rows, view
 	Msg   string
 }
 
@@ -59,6 +59,12 @@ type AutopilotPolicy struct {
 	// Hysteresis is how far, as a fraction of the bound, the p99 must be
 	// outside the band before the width changes, in [0, 1). Default 0.1.
 	Hysteresis float64
+	// BlockAboveRows is the hard ceiling of a key: a key whose fleet-wide
+	// rows in one closed bucket exceed it is blocked (BlockKey), and
+	// repositories refuse its writes (repo.ErrKeyBlocked) until a person
+	// unblocks it (UnblockKey). 0 (the default) turns the block-list off;
+	// when set it must exceed the band's top in rows.
+	BlockAboveRows int64
 }
 
 // Defaults of AutopilotPolicy.
@@ -132,7 +138,11 @@ func (p AutopilotPolicy) Validate(v View) (AutopilotPolicy, error) {
 			return bad("widths", "%v: %v", w, err)
 		}
 	}
-	return p.WithDefaults(v), nil
+	q := p.WithDefaults(v)
+	if p.BlockAboveRows < 0 || (p.BlockAboveRows > 0 && p.BlockAboveRows <= q.Rows.High) {
+		return bad("block_above_rows", "%d must exceed the band's top in rows %d (or be 0: off)", p.BlockAboveRows, q.Rows.High)
+	}
+	return q, nil
 }
 
 // widthAllowed checks that v may take fixed buckets of width w: the view

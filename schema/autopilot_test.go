@@ -35,12 +35,12 @@ func parsePolicy(t *testing.T, body string) (ViewsFile, error) {
 }
 
 func TestAutopilotPolicyParsesAndRoundTrips(t *testing.T) {
-	f, err := parsePolicy(t, "    rows: {low: 1000, high: 50000}\n    widths: [10m, 1h, 6h]\n    min_period: 2h\n    hysteresis: 0.2")
+	f, err := parsePolicy(t, "    rows: {low: 1000, high: 50000}\n    widths: [10m, 1h, 6h]\n    min_period: 2h\n    hysteresis: 0.2\n    block_above_rows: 500000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := f.Autopilot[0]
-	if p.Rows != (Band{1000, 50000}) || len(p.Widths) != 3 || p.MinPeriod != 2*time.Hour || p.Hysteresis != 0.2 {
+	if p.Rows != (Band{1000, 50000}) || len(p.Widths) != 3 || p.MinPeriod != 2*time.Hour || p.Hysteresis != 0.2 || p.BlockAboveRows != 500000 {
 		t.Fatalf("policy %+v", p)
 	}
 	out, err := f.Marshal()
@@ -48,7 +48,8 @@ func TestAutopilotPolicyParsesAndRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := ParseViewsFile("back", out)
-	if err != nil || len(back.Autopilot) != 1 || back.Autopilot[0].Rows != p.Rows || back.Autopilot[0].MinPeriod != p.MinPeriod {
+	if err != nil || len(back.Autopilot) != 1 || back.Autopilot[0].Rows != p.Rows || back.Autopilot[0].MinPeriod != p.MinPeriod ||
+		back.Autopilot[0].BlockAboveRows != p.BlockAboveRows {
 		t.Fatalf("round trip: %v\n%s", err, out)
 	}
 	d, err := p.Validate(f.Views[0])
@@ -82,6 +83,9 @@ func TestAutopilotPolicyRefused(t *testing.T) {
 		{"    max_shards: 300", "max_shards"},
 		{"    max_shards: 4", "max_shards"},
 		{"    hysteresis: 1.5", "hysteresis"},
+		{"    rows: {low: 1000, high: 50000}\n    block_above_rows: 50000", "block_above_rows"},
+		{"    block_above_rows: 60000", "block_above_rows"}, // under the default band's top 66,666
+		{"    block_above_rows: -1", "block_above_rows"},
 	} {
 		f, err := parsePolicy(t, tc.body)
 		if !errors.Is(err, ErrBadViewsFile) || !strings.Contains(err.Error(), tc.field) || len(f.Views) != 0 {

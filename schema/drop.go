@@ -8,7 +8,7 @@ import (
 )
 
 // DropView drops a registered view: its table, its presence table, its
-// promoted keys and its registration, in that order, so a failure part way
+// promoted and blocked keys and its registration, in that order, so a failure part way
 // leaves the view registered (schema check then shows what is missing) and
 // never a table without a registration. The tables and their rows are
 // gone for good: a person confirms first (tsbucket schema drop --confirm).
@@ -38,6 +38,10 @@ func DropView(ctx context.Context, s *gocql.Session, keyspace, view string) erro
 		if err := s.Query(promos, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec(); err != nil && !missingTable(err) {
 			return fmt.Errorf("drop view %s: forget its promoted keys: %w", view, err)
 		}
+	}
+	blocked := fmt.Sprintf(`DELETE FROM %s WHERE "view" = ?`, qualified(keyspace, BlockedKeysTable))
+	if err := s.Query(blocked, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec(); err != nil && !missingTable(err) {
+		return fmt.Errorf("drop view %s: forget its blocked keys: %w", view, err)
 	}
 	forget := fmt.Sprintf(`DELETE FROM %s WHERE "view" = ?`, qualified(keyspace, MetadataTable))
 	if err := s.Query(forget, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec(); err != nil {

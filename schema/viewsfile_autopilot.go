@@ -41,6 +41,7 @@ func (d *viewsDecoder) policy(n *yaml.Node, where string) (p AutopilotPolicy) {
 		{"max_shards", false, func(n *yaml.Node) { p.MaxShards = d.shards(n, vfAt(where, "max_shards")) }},
 		{"min_period", false, func(n *yaml.Node) { p.MinPeriod = d.duration(n, vfAt(where, "min_period")) }},
 		{"hysteresis", false, func(n *yaml.Node) { p.Hysteresis = d.fraction(n, vfAt(where, "hysteresis")) }},
+		{"block_above_rows", false, func(n *yaml.Node) { p.BlockAboveRows = d.count(n, vfAt(where, "block_above_rows")) }},
 	})
 	return p
 }
@@ -146,6 +147,9 @@ func vfAutopilotNode(ps []AutopilotPolicy) *yaml.Node {
 		m.duration("min_period", p.MinPeriod)
 		if p.Hysteresis != 0 {
 			m.add("hysteresis", vfScalar("!!float", strconv.FormatFloat(p.Hysteresis, 'g', -1, 64)))
+		}
+		if p.BlockAboveRows != 0 {
+			m.add("block_above_rows", vfScalar("!!int", strconv.FormatInt(p.BlockAboveRows, 10)))
 		}
 		seq.Content = append(seq.Content, m.n)
 	}

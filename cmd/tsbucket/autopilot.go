@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -23,6 +24,7 @@ type autopilotFlags struct {
 	fleet     schema.Fleet
 	settle    time.Duration
 	buckets   int
+	unblock   string // VIEW=KEY
 }
 
 func (f *autopilotFlags) register(fs *flag.FlagSet, e env) {
@@ -33,32 +35,22 @@ func (f *autopilotFlags) register(fs *flag.FlagSet, e env) {
 	registerFleet(fs, &f.fleet)
 	fs.DurationVar(&f.settle, "settle", 0, "how long after its end a bucket counts as closed (default: the flushers' interval 30s + the clock skew)")
 	fs.IntVar(&f.buckets, "buckets", autopilot.DefaultBuckets, "latest closed buckets observed per view")
+	fs.StringVar(&f.unblock, "unblock", "", "VIEW=KEY: remove KEY (its text form) from VIEW's block-list (block_above_rows) and exit; --views may be left out when --keyspace is given")
 }
 
 // runAutopilot observes, decides and (unless --dry-run) applies the views
-// file's autopilot policies once (autopilot.Run), printing every decision.
+// file's autopilot policies once (autopilot.Run), printing every decision;
+// with --unblock it removes one key from a view's block-list instead.
 func runAutopilot(ctx context.Context, args []string, e env) error {
 	var f autopilotFlags
-	fs := newFlags("autopilot", "autopilot --views FILE [--hosts H] [--keyspace K] [--dry-run] [--lead D] [flags]", e)
+	fs := newFlags("autopilot", "autopilot --views FILE [--hosts H] [--keyspace K] [--dry-run] [--lead D] [--unblock VIEW=KEY] [flags]", e)
 	f.register(fs, e)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if f.viewsPath == "" {
-		return usageErr("--views is required")
-	}
-	if err := f.fleet.CheckLead(f.lead); err != nil {
-		return usageErr("--lead: %v", err)
-	}
-	file, err := schema.LoadViewsFile(f.viewsPath)
+	pols, err := f.policies(fs)
 	if err != nil {
 		return err
-	}
-	if len(file.Autopilot) == 0 {
-		return usageErr("--views %s: no autopilot section: nothing to do", f.viewsPath)
-	}
-	if !isSet(fs, "keyspace") {
-		f.cluster.keyspace = file.Keyspace.Name
 	}
 	if err := f.cluster.validate(true); err != nil {
 		return err
@@ -68,7 +60,54 @@ func runAutopilot(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer s.Close()
-	return autopilotRound(ctx, s, f, file.Autopilot, e.stdout)
+	if f.unblock != "" {
+		return unblockKey(ctx, s, f, e.stdout)
+	}
+	return autopilotRound(ctx, s, f, pols, e.stdout)
+}
+
+// policies checks the flags and loads the views file's policies (none for
+// --unblock without --views), taking its keyspace unless --keyspace is given.
+func (f *autopilotFlags) policies(fs *flag.FlagSet) ([]schema.AutopilotPolicy, error) {
+	if f.unblock != "" {
+		if view, key, ok := strings.Cut(f.unblock, "="); !ok || view == "" || key == "" {
+			return nil, usageErr("--unblock %q: want VIEW=KEY", f.unblock)
+		}
+		if f.viewsPath == "" && isSet(fs, "keyspace") {
+			return nil, nil
+		}
+	}
+	if f.viewsPath == "" {
+		return nil, usageErr("--views is required")
+	}
+	if err := f.fleet.CheckLead(f.lead); err != nil {
+		return nil, usageErr("--lead: %v", err)
+	}
+	file, err := schema.LoadViewsFile(f.viewsPath)
+	if err != nil {
+		return nil, err
+	}
+	if len(file.Autopilot) == 0 && f.unblock == "" {
+		return nil, usageErr("--views %s: no autopilot section: nothing to do", f.viewsPath)
+	}
+	if !isSet(fs, "keyspace") {
+		f.cluster.keyspace = file.Keyspace.Name
+	}
+	return file.Autopilot, nil
+}
+
+// unblockKey removes --unblock's key from its view's block-list.
+func unblockKey(ctx context.Context, s *gocql.Session, f autopilotFlags, w io.Writer) error {
+	view, key, _ := strings.Cut(f.unblock, "=")
+	if err := schema.ValidateIdentifier(view); err != nil {
+		return usageErr("--unblock: view %q: %v", view, err)
+	}
+	if err := schema.UnblockKey(ctx, s, f.cluster.keyspace, view, key); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "unblocked key %s of view %s.%s; repositories accept its writes from their next metadata reload\n",
+		key, f.cluster.keyspace, view)
+	return nil
 }
 
 func autopilotRound(ctx context.Context, s *gocql.Session, f autopilotFlags, pols []schema.AutopilotPolicy, w io.Writer) error {
@@ -110,6 +149,9 @@ func actionTitle(a autopilot.Action) string {
 	at := a.From.Format(time.RFC3339Nano)
 	if a.Kind == autopilot.KindWidth {
 		return fmt.Sprintf("width %v -> %v from %s", a.OldWidth, a.NewWidth, at)
+	}
+	if a.Kind == autopilot.KindBlock {
+		return fmt.Sprintf("block key %s (%d rows in a closed bucket) from %s", a.Key, a.Rows, at)
 	}
 	return fmt.Sprintf("promote key %s to %d shards from %s", a.Key, a.Shards, at)
 }
