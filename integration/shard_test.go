@@ -121,7 +121,10 @@ func TestPerKeyPromotion(t *testing.T) {
 	writer, reader := open(), open()
 	start := time.Now()
 	var hot, quiet []int64
-	for i := 0; time.Since(start) < 2*time.Second; i++ {
+	// At least 2 s and 150 writes of channel 7: its promotion needs 40 rows
+	// in one partition, and more after the promotion's lead, however slow
+	// a loaded machine makes each Put.
+	for i := 0; time.Since(start) < 2*time.Second || i < 150; i++ {
 		m := refmodel.Message{ChannelID: 7, AuthorID: 1, MessageID: snowflakeAt(t, time.Now(), uint64(i)), Body: "hot"}
 		if err := writer.Put(ctx, &m); err != nil {
 			t.Fatal(err)
