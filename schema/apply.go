@@ -58,10 +58,17 @@ func firstLine(stmt string) string {
 // does not exist (Cassandra: "unconfigured table", "does not exist";
 // ScyllaDB: "unconfigured table", "Keyspace ... does not exist").
 func missingTable(err error) bool {
-	var rerr gocql.RequestError
-	if !errors.As(err, &rerr) {
+	if err == nil {
 		return false
 	}
-	msg := strings.ToLower(rerr.Message())
+	// The ScyllaDB fork of gocql reports a statement its prepare refused
+	// in an error of its own, not a gocql.RequestError: its text is what
+	// both drivers share.
+	msg := err.Error()
+	var rerr gocql.RequestError
+	if errors.As(err, &rerr) {
+		msg = rerr.Message()
+	}
+	msg = strings.ToLower(msg)
 	return strings.Contains(msg, "unconfigured table") || strings.Contains(msg, "does not exist")
 }

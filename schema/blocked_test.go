@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -43,5 +45,20 @@ func TestScanBlockedKeys(t *testing.T) {
 	if len(got) != 2 || a.View != "v" || a.Reason != reason || a.Rows != 900 || a.BlockedAt.Location() != time.UTC ||
 		b.Reason != "" || b.Rows != 0 {
 		t.Fatalf("%+v", got)
+	}
+}
+
+// TestMissingTableOfEitherDriver: a read of a table never created fails
+// with a gocql.RequestError on gocql, and with an error of its own on the
+// ScyllaDB fork (its prepare refused the statement); both say the table is
+// missing (TestExpiryLimitOfTheNode and others failed under make
+// test-scylla when only the first was recognized).
+func TestMissingTableOfEitherDriver(t *testing.T) {
+	fork := fmt.Errorf("read the blocked keys: %w", errors.New("table tsbucket_blocked_keys does not exist (potentially executed: false)"))
+	if !IsMissingTable(fork) {
+		t.Fatalf("%v not seen as a missing table", fork)
+	}
+	if IsMissingTable(errors.New("operation timed out")) || IsMissingTable(nil) {
+		t.Fatal("a timeout or no error seen as a missing table")
 	}
 }
