@@ -24,13 +24,11 @@ func runIoT(ctx context.Context, o options, cl *provision.Cluster, stdout, stder
 	if o.rounds > 0 {
 		cfg.Rounds = o.rounds
 	}
-	if o.cpuprofile != "" {
-		stopProfile, err := startProfile(o.cpuprofile)
-		if err != nil {
-			return errors.Join(err, cl.Close())
-		}
-		defer stopProfile()
+	stopProfile, err := startProfile(o.cpuprofile)
+	if err != nil {
+		return errors.Join(err, cl.Close())
 	}
+	defer stopProfile()
 	rep, err := bench.RunIoT(ctx, cfg)
 	if err := errors.Join(err, cl.Close()); err != nil {
 		return err

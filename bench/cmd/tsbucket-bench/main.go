@@ -145,13 +145,11 @@ func benchConfig(o options, cl *provision.Cluster, log io.Writer) bench.Config {
 // releases cl, writes the results and prints the report.
 func runScenarios(ctx context.Context, o options, cl *provision.Cluster, stdout, stderr io.Writer) error {
 	cfg := benchConfig(o, cl, stderr)
-	if o.cpuprofile != "" {
-		stopProfile, err := startProfile(o.cpuprofile)
-		if err != nil {
-			return errors.Join(err, cl.Close())
-		}
-		defer stopProfile()
+	stopProfile, err := startProfile(o.cpuprofile)
+	if err != nil {
+		return errors.Join(err, cl.Close())
 	}
+	defer stopProfile()
 	commit := gitCommit(ctx)
 	rep, err := bench.Run(ctx, cfg)
 	if o.memprofile != "" {
@@ -185,7 +183,12 @@ func gitCommit(ctx context.Context) string {
 	return commit
 }
 
+// startProfile starts a CPU profile of this process into path and returns
+// what stops it; with no path (no -cpuprofile) it does nothing.
 func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil // no profile asked for
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
