@@ -33,5 +33,7 @@
 // as root the three nodes run with group IDs of their own
 // (localcluster.Config.OwnGroups), which its rules match. Run it in a
 // network namespace of its own (unshare -n) to keep its rules off the
-// machine's.
+// machine's. A run killed mid-partition leaves its rules behind; the next
+// run removes them before its first scenario, when no local cluster is
+// running (localcluster.IfNoCluster), and says so on stderr.
 package faults

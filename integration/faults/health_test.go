@@ -109,6 +109,8 @@ func lastMatching(path string, re *regexp.Regexp, n int) string {
 	return strings.Join(keep[max(0, len(keep)-n):], "\n")
 }
 
+const leftoverPrefix = "; fault rules still in place: "
+
 // leftoverRules lists this package's iptables rules still in place, or "".
 func leftoverRules() string {
 	out, err := osexec.Command("iptables", "-w", "-S").CombinedOutput()
@@ -124,7 +126,7 @@ func leftoverRules() string {
 	if len(left) == 0 {
 		return ""
 	}
-	return "; fault rules still in place: " + strings.Join(left, " | ")
+	return leftoverPrefix + strings.Join(left, " | ")
 }
 
 // settle waits up to settleLimit for lc to be healthy and returns the time

@@ -33,6 +33,11 @@ type running struct {
 }
 
 func TestMain(m *testing.M) {
+	if removed, err := clearStaleFaults(localcluster.IfNoCluster); err != nil {
+		fmt.Fprintf(os.Stderr, "faults: clear fault rules left by an earlier run: %v\n", err)
+	} else if removed != "" {
+		fmt.Fprintf(os.Stderr, "faults: removed the fault rules an earlier, interrupted run left: %s\n", removed)
+	}
 	code := m.Run()
 	if *brokenHeal {
 		removeLeftRule()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -87,11 +88,31 @@ func (c *Cluster) prepare(ctx context.Context) error {
 	return nil
 }
 
+func clusterLockPath() string { return filepath.Join(os.TempDir(), "tsbucket-localcluster.lock") }
+
+// IfNoCluster runs fn holding the machine-wide cluster lock if no local
+// cluster holds it now, and reports whether fn ran. What a cluster's test
+// changes on the machine for the cluster's sake (the fault suite's iptables
+// rules) is then known to be left over from a process that died without
+// undoing it: no live cluster depends on it, and none starts while fn runs.
+func IfNoCluster(fn func()) (bool, error) {
+	unlock, err := tryLock(clusterLockPath())
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	fn()
+	return true, nil
+}
+
 // lockCluster serializes local clusters machine-wide: they all need the same
 // addresses and ports, so a second test binary waits for the first to Stop
 // instead of colliding with it. flock dies with the process.
 func lockCluster(ctx context.Context, log io.Writer) (func(), error) {
-	path := filepath.Join(os.TempDir(), "tsbucket-localcluster.lock")
+	path := clusterLockPath()
 	unlock, err := tryLock(path)
 	if err == nil {
 		return unlock, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -124,5 +125,28 @@ func assertLib(t *testing.T, lib string) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(lib), markerName)); err != nil {
 		t.Errorf("no marker: %v", err)
+	}
+}
+
+// TestIfNoCluster runs its function only while no cluster holds the lock,
+// and holds the lock while it runs.
+func TestIfNoCluster(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // a lock of the test's own
+	ran, err := IfNoCluster(func() {
+		if _, err := tryLock(clusterLockPath()); !errors.Is(err, syscall.EWOULDBLOCK) {
+			t.Errorf("lock not held while fn runs: tryLock err = %v", err)
+		}
+	})
+	if !ran || err != nil {
+		t.Fatalf("IfNoCluster with no cluster = %v, %v; want true, nil", ran, err)
+	}
+	unlock, err := lockCluster(t.Context(), io.Discard) // a running cluster's hold
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ran, err = IfNoCluster(func() { t.Error("fn ran while a cluster held the lock") })
+	if ran || err != nil {
+		t.Errorf("IfNoCluster while held = %v, %v; want false, nil", ran, err)
 	}
 }
