@@ -2,8 +2,8 @@ package faults
 
 import (
 	"context"
-	"flag"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
