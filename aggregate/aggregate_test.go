@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -89,15 +90,17 @@ type reading struct {
 type readingColumns struct{}
 
 func (readingColumns) TimeOf(r *reading) (time.Time, error) { return r.at, nil }
-func (readingColumns) Value(r *reading, col string) (any, error) {
+func (readingColumns) column(col string) (func(*reading) reflect.Value, error) {
 	switch col {
 	case "temp":
-		if r.temp == nil {
-			return nil, nil
-		}
-		return *r.temp, nil
+		return func(r *reading) reflect.Value {
+			if r.temp == nil {
+				return reflect.Value{}
+			}
+			return reflect.ValueOf(*r.temp)
+		}, nil
 	case "count":
-		return r.count, nil
+		return func(r *reading) reflect.Value { return reflect.ValueOf(r.count) }, nil
 	}
 	return nil, fmt.Errorf("no column %s", col)
 }
@@ -158,7 +161,10 @@ func foldAll(items []reading, q *Query, pageSize int) ([]Row, error) {
 	if q.Direction == repo.NewestFirst {
 		slices.Reverse(ordered)
 	}
-	f := newFolderOf[reading](readingColumns{}, testView, q)
+	f, err := newFolderOf[reading](readingColumns{}, testView, q)
+	if err != nil {
+		return nil, err
+	}
 	var rows []Row
 	var ferr error
 	yield := func(r Row, err error) bool {

@@ -35,7 +35,10 @@ func BenchmarkFoldReadings(b *testing.B) {
 	q := Query{View: "readings_by_sensor", Step: Step{Every: time.Hour}, Aggs: aggs, Direction: repo.OldestFirst}
 	b.ReportAllocs()
 	for b.Loop() {
-		f := newFolderOf[refmodel.Reading](h, h.Spec(), &q)
+		f, err := newFolderOf[refmodel.Reading](viewColumns[refmodel.Reading]{h}, h.Spec(), &q)
+		if err != nil {
+			b.Fatal(err)
+		}
 		rows := 0
 		f.fold(items, func(Row, error) bool { rows++; return true })
 		if rows != 23 {

@@ -16,12 +16,14 @@ type number struct {
 // toNumber converts a column value as the repository returns it (gocql's
 // Go types, or the item's own field types) to the column's kind; nil, NaN
 // and a missing value are not valid.
-func toNumber(v any, isInt bool) (number, error) {
-	if v == nil {
-		return number{}, nil
-	}
-	rv := reflect.ValueOf(v)
+func toNumber(v any, isInt bool) (number, error) { return numberOf(reflect.ValueOf(v), isInt) }
+
+// numberOf is toNumber of a value held in a reflect.Value (the zero Value
+// for none): reading it so boxes nothing.
+func numberOf(rv reflect.Value, isInt bool) (number, error) {
 	switch rv.Kind() {
+	case reflect.Invalid:
+		return number{}, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		i := rv.Int()
 		return number{i: i, f: float64(i), valid: true}, nil
@@ -38,7 +40,7 @@ func toNumber(v any, isInt bool) (number, error) {
 		}
 		return number{f: f, valid: !math.IsNaN(f)}, nil
 	}
-	return number{}, fmt.Errorf("%w: a %T value is not a number", ErrBadQuery, v)
+	return number{}, fmt.Errorf("%w: a %s value is not a number", ErrBadQuery, rv.Type())
 }
 
 // accumulator folds the values of one Agg over one interval.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"reflect"
 	"slices"
 	"time"
 
@@ -75,11 +76,11 @@ func Read[T any](ctx context.Context, r *repo.Repo[T], q Query) iter.Seq2[Row, e
 			readRolled(ctx, r, &q, f, ru, cols, yield) // rollup_read.go
 			return
 		}
-		// Only the aggregated columns are read (and the key and ID).
+		// Only the aggregated columns are read (and the key and ID), and
+		// the next page is read while this one is folded.
 		rq := repo.Query{View: q.View, Key: q.Key, Limit: q.PageSize, Direction: q.Direction,
 			From: q.From, To: q.To, Consistency: q.Consistency, Columns: f.columnNames()}
-		for {
-			page, err := r.Read(ctx, rq)
+		for page, err := range r.Pages(ctx, rq) {
 			if err != nil {
 				yield(Row{}, err)
 				return
@@ -88,10 +89,6 @@ func Read[T any](ctx context.Context, r *repo.Repo[T], q Query) iter.Seq2[Row, e
 			if !f.fold(page.Items, yield) {
 				return
 			}
-			if page.Cursor == "" {
-				break
-			}
-			rq.Cursor = page.Cursor
 		}
 		if f.open {
 			yield(f.row(), nil)
@@ -120,10 +117,24 @@ func (s *Stats) add(p repo.ReadStats) {
 	s.Rows += p.Rows
 }
 
-// columnReader reads an item's time and column values: a *repo.View[T].
+// columnReader reads an item's time and column values: viewColumns, a
+// *repo.View[T]'s.
 type columnReader[T any] interface {
 	TimeOf(item *T) (time.Time, error)
-	Value(item *T, column string) (any, error)
+	// column resolves a column once: its function reads the column's value
+	// of an item, the zero Value for none, without boxing it.
+	column(name string) (func(*T) reflect.Value, error)
+}
+
+// viewColumns reads items through a view's resolved columns.
+type viewColumns[T any] struct{ *repo.View[T] }
+
+func (v viewColumns[T]) column(name string) (func(*T) reflect.Value, error) {
+	c, err := v.Column(name)
+	if err != nil {
+		return nil, err
+	}
+	return c.Reflect, nil
 }
 
 // folder folds a stream of items, in the read's order, into intervals.
@@ -131,13 +142,14 @@ type folder[T any] struct {
 	view  columnReader[T]
 	q     *Query
 	accs  []accumulator
-	cols  []foldColumn // the distinct columns of accs
-	colOf []int        // accs[i] reads cols[colOf[i]]
-	nums  []number     // the current item's value of each of cols
+	cols  []foldColumn[T] // the distinct columns of accs
+	colOf []int           // accs[i] reads cols[colOf[i]]
+	nums  []number        // the current item's value of each of cols
 	// idColumn is the view's ID: the column read for count(*) alone.
 	idColumn string
 	open     bool // an interval has items
 	start    time.Time
+	end      time.Time // of the interval that starts at start
 	items    int64
 }
 
@@ -149,25 +161,29 @@ func newFolder[T any](r *repo.Repo[T], q *Query) (*folder[T], error) {
 	if err := q.validate(h.Spec()); err != nil {
 		return nil, err
 	}
-	return newFolderOf[T](h, h.Spec(), q), nil
+	return newFolderOf[T](viewColumns[T]{h}, h.Spec(), q)
 }
 
-func newFolderOf[T any](cr columnReader[T], v schema.View, q *Query) *folder[T] {
+func newFolderOf[T any](cr columnReader[T], v schema.View, q *Query) (*folder[T], error) {
 	f := &folder[T]{view: cr, q: q, accs: make([]accumulator, len(q.Aggs)), colOf: make([]int, len(q.Aggs)), idColumn: v.ID.Name}
 	for i, a := range q.Aggs {
 		f.accs[i] = accumulator{agg: a, isInt: isIntegerColumn(v, a.Column), forward: q.Direction == repo.OldestFirst}
 		if a.Column == AllItems {
 			continue
 		}
-		j := slices.IndexFunc(f.cols, func(c foldColumn) bool { return c.name == a.Column })
+		j := slices.IndexFunc(f.cols, func(c foldColumn[T]) bool { return c.name == a.Column })
 		if j < 0 {
+			read, err := cr.column(a.Column)
+			if err != nil {
+				return nil, err
+			}
 			j = len(f.cols)
-			f.cols = append(f.cols, foldColumn{name: a.Column, isInt: f.accs[i].isInt, firstAgg: i})
+			f.cols = append(f.cols, foldColumn[T]{name: a.Column, read: read, isInt: f.accs[i].isInt, firstAgg: i})
 		}
 		f.colOf[i] = j
 	}
 	f.nums = make([]number, len(f.cols))
-	return f
+	return f, nil
 }
 
 // columnNames are the columns the aggregates read: the ID alone for
@@ -181,8 +197,9 @@ func (f *folder[T]) columnNames() []string {
 }
 
 // foldColumn is a column the aggregates read, once per item.
-type foldColumn struct {
+type foldColumn[T any] struct {
 	name     string
+	read     func(*T) reflect.Value
 	isInt    bool
 	firstAgg int // the first aggregate of it, named in its errors
 }
@@ -196,11 +213,13 @@ func (f *folder[T]) fold(items []T, yield func(Row, error) bool) bool {
 			yield(Row{}, err)
 			return false
 		}
-		if start := f.q.Step.Start(t); !f.open || !start.Equal(f.start) {
+		// Most items fall in the interval of the item before: two
+		// comparisons, not the grid's arithmetic.
+		if !f.open || t.Before(f.start) || !t.Before(f.end) {
 			if f.open && !yield(f.row(), nil) {
 				return false
 			}
-			f.begin(start)
+			f.begin(f.q.Step.Start(t))
 		}
 		if err := f.add(&items[i]); err != nil {
 			yield(Row{}, err)
@@ -211,7 +230,7 @@ func (f *folder[T]) fold(items []T, yield func(Row, error) bool) bool {
 }
 
 func (f *folder[T]) begin(start time.Time) {
-	f.open, f.start, f.items = true, start, 0
+	f.open, f.start, f.end, f.items = true, start, f.q.Step.End(start), 0
 	for i := range f.accs {
 		f.accs[i].reset()
 	}
@@ -222,11 +241,8 @@ func (f *folder[T]) add(item *T) error {
 	// Each column is read once per item, however many aggregates use it
 	// (avg, min and max of one column: one reflective read, not three).
 	for j, col := range f.cols {
-		v, err := f.view.Value(item, col.name)
-		if err != nil {
-			return err
-		}
-		if f.nums[j], err = toNumber(v, col.isInt); err != nil {
+		var err error
+		if f.nums[j], err = numberOf(col.read(item), col.isInt); err != nil {
 			return fmt.Errorf("%s: %w", f.accs[col.firstAgg].agg, err)
 		}
 	}
@@ -244,7 +260,7 @@ func (f *folder[T]) add(item *T) error {
 }
 
 func (f *folder[T]) row() Row {
-	end := f.q.Step.End(f.start)
+	end := f.end
 	row := Row{Start: f.start, End: end, Items: f.items, Values: make([]Value, len(f.accs)),
 		Partial: (!f.q.From.IsZero() && f.q.From.After(f.start)) || (!f.q.To.IsZero() && f.q.To.Before(end))}
 	for i := range f.accs {

@@ -126,6 +126,13 @@
 // Identical concurrent reads are coalesced into one walk; a read that panics
 // frees its key, and the reads waiting on it get an error.
 //
+// All iterates over a read's items, reading a page when its caller needs
+// one; Pages iterates over its pages and reads the next while the caller
+// works on this one (a long export or aggregate then waits on the database
+// only where it is quicker than the caller). Query.Columns reads the ID and
+// the named columns alone, and a Column, resolved once, reads one column of
+// many items without finding it by name or boxing its value each time.
+//
 // # Deletes and repair
 //
 // Delete removes an item from every view with one timestamp. An item whose key

@@ -41,6 +41,19 @@ func fieldPaths(m *reflectx.Mapper, t reflect.Type, columns []string) ([][]int, 
 // Accepted: signed or unsigned integers (snowflakes), [16]byte arrays (gocql.UUID,
 // google/uuid.UUID, ulid.ULID) and 16-byte slices.
 func idFromValue(k bucket.Kind, v reflect.Value) (bucket.ID, error) {
+	id, err := idBytes(v)
+	if err != nil {
+		return id, err
+	}
+	if _, err := k.Time(id); err != nil {
+		return id, fmt.Errorf("%w: %w", ErrBadID, err)
+	}
+	return id, nil
+}
+
+// idBytes is the canonical form of an ID field's value, unchecked against
+// the view's kind.
+func idBytes(v reflect.Value) (bucket.ID, error) {
 	var id bucket.ID
 	switch v.Kind() {
 	case reflect.Int, reflect.Int64, reflect.Int32:
@@ -51,7 +64,11 @@ func idFromValue(k bucket.Kind, v reflect.Value) (bucket.ID, error) {
 		if v.Len() != 16 || v.Type().Elem().Kind() != reflect.Uint8 {
 			return id, fmt.Errorf("%w: %s is not a 16-byte array", ErrBadID, v.Type())
 		}
-		reflect.Copy(reflect.ValueOf(id[:]), v)
+		if v.CanAddr() {
+			copy(id[:], v.Bytes()) // an item's field: no copy through reflect
+		} else {
+			reflect.Copy(reflect.ValueOf(id[:]), v)
+		}
 	case reflect.Slice:
 		if v.Type().Elem().Kind() != reflect.Uint8 || v.Len() != 16 {
 			return id, fmt.Errorf("%w: want 16 bytes, have %d", ErrBadID, v.Len())
@@ -59,9 +76,6 @@ func idFromValue(k bucket.Kind, v reflect.Value) (bucket.ID, error) {
 		copy(id[:], v.Bytes())
 	default:
 		return id, fmt.Errorf("%w: unsupported ID type %s", ErrBadID, v.Type())
-	}
-	if _, err := k.Time(id); err != nil {
-		return id, fmt.Errorf("%w: %w", ErrBadID, err)
 	}
 	return id, nil
 }

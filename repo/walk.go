@@ -121,15 +121,21 @@ func (w *walk[T]) step() bucket.Bucket {
 // take appends what fits of bucket b's rows, counts the bucket and records it
 // as finished. It returns how many rows it took.
 func (w *walk[T]) take(b bucket.Bucket, rows []T) int {
+	n := min(len(rows), w.remaining())
+	w.items = append(w.items, rows[:n]...)
+	return w.took(b, n)
+}
+
+// took counts bucket b, whose n rows are on the page already, and records
+// it as finished. It returns n.
+func (w *walk[T]) took(b bucket.Bucket, n int) int {
 	w.stats.Buckets++
 	w.visited, w.hasVisited = b, true
-	w.track(b, len(rows) == 0)
-	if len(rows) == 0 {
+	w.track(b, n == 0)
+	if n == 0 {
 		w.stats.EmptyBuckets++
 		return 0
 	}
-	n := min(len(rows), w.remaining())
-	w.items = append(w.items, rows[:n]...)
 	w.stats.Rows += n
 	return n
 }

@@ -18,12 +18,24 @@ const presencePage = 32
 // queryBucket reads up to remaining() items of one partition into w.items and
 // returns how many it added.
 func (w *walk[T]) queryBucket(ctx context.Context, b bucket.Bucket) (int, error) {
-	w.stats.Queries += w.shards(b)
-	rows, err := w.fetch(ctx, b, w.remaining())
+	n := w.shards(b)
+	w.stats.Queries += n
+	if n > 1 {
+		rows, err := w.fetch(ctx, b, w.remaining())
+		if err != nil {
+			return 0, err
+		}
+		return w.take(b, rows), nil
+	}
+	// One partition: its rows are scanned straight onto the page, not
+	// into rows of their own copied there after.
+	had := len(w.items)
+	items, err := w.fetchShardInto(ctx, b, 0, w.remaining(), slices.Grow(w.items, min(w.remaining(), 64)+1))
 	if err != nil {
 		return 0, err
 	}
-	return w.take(b, rows), nil
+	w.items = items[:min(len(items), had+w.remaining())] // the LIMIT holds it there already
+	return w.took(b, len(w.items)-had), nil
 }
 
 // fetchMany reads k consecutive buckets from b in parallel, each with the
@@ -117,8 +129,13 @@ func (w *walk[T]) merge(parts [][]T, limit int) []T {
 
 // fetchShard runs one single-partition query of shard s of bucket b.
 func (w *walk[T]) fetchShard(ctx context.Context, b bucket.Bucket, shard, limit int) ([]T, error) {
+	return w.fetchShardInto(ctx, b, shard, limit, make([]T, 0, min(limit, 64)+1)) // +1: the slot of the scan that finds no more
+}
+
+// fetchShardInto is fetchShard appending the rows to rows; on an error it
+// returns nil and rows' own elements are left as they were.
+func (w *walk[T]) fetchShardInto(ctx context.Context, b bucket.Bucket, shard, limit int, rows []T) ([]T, error) {
 	it := w.r.executor.Query(ctx, w.v.bucketQuery(&w.proj.sel, w.q.Key, b, shard, w.q.Direction, w.idBounds, limit, w.cl))
-	rows := make([]T, 0, min(limit, 64)+1) // +1: the slot of the scan that finds no more
 	sc := newRowScanner(w.proj)
 	for {
 		// Scanned in place: a local T would escape to the heap, one

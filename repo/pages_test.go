@@ -1,0 +1,129 @@
+package repo
+
+import (
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// pagedNotes is a repository of 75 notes over 3 of by_room's buckets on a
+// fake cluster, and a count of the selects that cluster has run; fail, when
+// set, fails the nth select (counting from 1).
+func pagedNotes(t *testing.T, failAt int64) (*Repo[note], *atomic.Int64, Query, []int64) {
+	t.Helper()
+	views := noteViews()
+	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
+	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
+		Read: ReadOptions{NoCoalesce: true}, WrapExecutor: fake.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	width := views[0].Scheme.Width()
+	first := fixedNow.Add(-3 * width).Truncate(width)
+	var ids []int64
+	for b := range 3 {
+		for i := range 25 {
+			n := note{Room: "r", EditID: snowflakeFor(t, first.Add(time.Duration(b)*width+time.Duration(i+1)*time.Second)), Body: "x"}
+			n.NoteID = n.EditID
+			if err := r.Put(t.Context(), &n); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, n.EditID)
+		}
+	}
+	var selects atomic.Int64
+	fake.fail = func(s Statement) error {
+		if isSelect(s) && selects.Add(1) == failAt {
+			return errBoom
+		}
+		return nil
+	}
+	return r, &selects, Query{View: "by_room", Key: Key{"r"}, Limit: 10, Direction: OldestFirst, From: first}, ids
+}
+
+var errBoom = errors.New("boom")
+
+func isSelect(s Statement) bool { return len(s.CQL) > 6 && s.CQL[:6] == "SELECT" }
+
+// TestPagesReadAhead: Pages yields what successive Reads return, page for
+// page, and reads the next page while its caller still holds this one.
+func TestPagesReadAhead(t *testing.T) {
+	r, selects, q, ids := pagedNotes(t, 0)
+	var want []string
+	var reads []int64 // the selects of successive Reads up to each page
+	for rq := q; ; {
+		p, err := r.Read(t.Context(), rq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, reads = append(want, p.Cursor), append(reads, selects.Load())
+		if rq.Cursor = p.Cursor; p.Cursor == "" {
+			break
+		}
+	}
+	selects.Store(0)
+	var got []int64
+	var cursors []string
+	for p, err := range r.Pages(t.Context(), q) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, cursors = append(got, editIDs(p.Items)...), append(cursors, p.Cursor)
+		if p.Cursor == "" {
+			break
+		}
+		// The caller holds this page: the next one is read all the same.
+		next := reads[len(cursors)]
+		for deadline := time.Now().Add(10 * time.Second); selects.Load() < next; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("page %d: %d selects while the caller held it, want the %d that read the next page too", len(cursors), selects.Load(), next)
+			}
+		}
+	}
+	if !slices.Equal(got, ids) {
+		t.Fatalf("read %d items, want the %d written, in order, once each", len(got), len(ids))
+	}
+	if !slices.Equal(cursors, want) {
+		t.Fatalf("cursors %q, want those of successive Reads %q", cursors, want)
+	}
+}
+
+// TestPagesStopEarly: a caller that stops after the first page has had one
+// more read at most, and nothing of the iteration runs once it returns.
+func TestPagesStopEarly(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	r, selects, q, _ := pagedNotes(t, 0)
+	for p, err := range r.Pages(t.Context(), q) {
+		if err != nil || len(p.Items) != 10 {
+			t.Fatalf("first page: %d items, %v", len(p.Items), err)
+		}
+		break
+	}
+	// The first page is a listing and a bucket read; the page read ahead,
+	// one select of the same bucket.
+	if n := selects.Load(); n > 3 {
+		t.Errorf("%d selects for a caller that took one page, want 3 at most", n)
+	}
+}
+
+// TestPagesEndAtTheFirstError: the error of a page is yielded once, after the
+// pages before it, and ends the iteration.
+func TestPagesEndAtTheFirstError(t *testing.T) {
+	r, _, q, _ := pagedNotes(t, 4) // pages: 2 selects, 1, then the 4th fails
+	var pages int
+	var errs []error
+	for _, err := range r.Pages(t.Context(), q) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		pages++
+	}
+	if pages != 2 || len(errs) != 1 || !errors.Is(errs[0], errBoom) {
+		t.Fatalf("%d pages then errors %v, want 2 pages then the injected error once", pages, errs)
+	}
+}
