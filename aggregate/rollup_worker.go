@@ -63,6 +63,10 @@ type RollReport struct {
 	Recomputed int           // marked intervals recomputed
 	Dirty      int           // markers found
 	Cleared    int           // markers cleared without a recompute: sent before this round rolled their interval
+	// Held are markers left for a later round: stamped later than this
+	// round's clear could remove (sent in the last ClockSkew, or holding
+	// their interval until a short-lived item has expired, repo.WithTTL).
+	Held int
 	Lag        time.Duration // Horizon less the oldest key's checkpoint end
 }
 
@@ -304,6 +308,12 @@ func (w *Roller[T]) recompute(ctx context.Context, ru schema.Rollup, m repo.Dirt
 		return w.Repo.ClearDirty(ctx, ru.Name, m.Key, m.Start, at.Add(-skew))
 	}
 	at := w.now()
+	if !m.MarkedAt.Add(time.Millisecond).Before(at.Add(-skew)) {
+		// The clear below could not remove it, and reads take a marked
+		// interval raw: a recompute now would change nothing they use.
+		rep.Held++
+		return nil
+	}
 	rf, rt, ok, err := w.Repo.RolledRange(ctx, ru.Name, m.Key, nil)
 	if err != nil {
 		return err

@@ -31,6 +31,16 @@ import (
 // timestamp, which a RetryOf retry reuses): the worker clears a marker with
 // a delete timestamped at its raw read less ClockSkew, so a marker sent
 // after that read (for an item the read may have missed) survives it.
+//
+// An item written with a shorter TTL than its view's rows (WithTTL; any TTL
+// on a view without one) expires before RollupFloor passes it: a rollup row
+// rolled while it lived would count it after. Its write holds the interval
+// marked until it has expired: the marker, open interval or not, is
+// stamped past the item's expiry (holdMark), so no clear sent before then
+// removes it, a worker leaves it alone until then (aggregate.Roller), and
+// reads take the interval raw. Once the hold has passed, the worker's next
+// round recomputes the interval from a raw read that no longer sees the
+// item, and clears the marker.
 
 // rollupSet is the rollups of a repository, by source view.
 type rollupSet struct {
@@ -122,6 +132,7 @@ type dirtyMark struct {
 	d     *rollupDef
 	key   Key
 	start time.Time
+	hold  time.Time // zero: stamped with the writer's clock when sent
 }
 
 // markDirty writes the dirty markers of rows, a write's rows, unless the
@@ -134,7 +145,7 @@ func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, we
 	if set == nil || (werr != nil && !errors.Is(werr, ErrPartialWrite)) {
 		return werr
 	}
-	marks := set.marks(rows, r.opts.Now())
+	marks := set.marks(rows, r.opts.Now(), r.holds(rows, cfg))
 	if len(marks) == 0 {
 		return werr
 	}
@@ -147,7 +158,11 @@ func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, we
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			st := m.d.stmts.markWrite(m.key, m.start, r.opts.Now().UnixMicro(), cfg.consistency)
+			at := r.opts.Now()
+			if !m.hold.IsZero() {
+				at = m.hold
+			}
+			st := m.d.stmts.markWrite(m.key, m.start, at.UnixMicro(), cfg.consistency)
 			results[i] = viewResult{view: m.d.spec.DirtyTable(), err: r.exec(ctx, st)}
 		})
 	}
@@ -165,11 +180,35 @@ func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, we
 	return merr
 }
 
-// marks are the distinct markers rows need at now.
-func (s *rollupSet) marks(rows []row, now time.Time) []dirtyMark {
+// holds is, for each of rows, the instant until which its intervals stay
+// marked (zero: none): after the row has expired, when it is written with a
+// shorter TTL than its view's. The data write ended before now; the server
+// counts the TTL from its receipt by the server's clock, in whole seconds:
+// two ClockSkew (the server's and a worker's clock against this one) and a
+// second past now plus the TTL, the row has expired by every clock.
+func (r *Repo[T]) holds(rows []row, cfg writeConfig) []time.Time {
+	if !cfg.hasTTL {
+		return nil
+	}
+	out := make([]time.Time, len(rows))
+	for i, rw := range rows {
+		if ttl, _ := cfg.ttlOf(rw.v); ttl > 0 && (rw.v.ttl == 0 || ttl < rw.v.ttl) {
+			out[i] = r.opts.Now().Add(time.Duration(ttl)*time.Second + 2*r.opts.Schemes.ClockSkew + time.Second)
+		}
+	}
+	return out
+}
+
+// marks are the distinct markers rows need at now; holds (nil, or one per
+// row) keeps a row's intervals marked until then, open or not.
+func (s *rollupSet) marks(rows []row, now time.Time, holds []time.Time) []dirtyMark {
 	var out []dirtyMark
-	seen := map[string]bool{}
-	for _, rw := range rows {
+	seen := map[string]int{} // into out
+	for ri, rw := range rows {
+		var hold time.Time
+		if holds != nil {
+			hold = holds[ri]
+		}
 		for _, i := range s.bySource[rw.v.spec.Name] {
 			d := &s.all[i]
 			t, err := rw.v.spec.Kind.Time(rw.id)
@@ -177,14 +216,18 @@ func (s *rollupSet) marks(rows []row, now time.Time) []dirtyMark {
 				continue // placed rows have valid IDs
 			}
 			start := t.Truncate(d.spec.Every) // the epoch grid: Every divides a day
-			if start.Add(d.spec.Every).After(now) {
+			if start.Add(d.spec.Every).After(now) && hold.IsZero() {
 				continue // the interval is still open
 			}
 			id := fmt.Sprintf("%s\x00%s\x00%d", d.spec.Name, rw.key.encode(nil), start.UnixNano())
-			if !seen[id] {
-				seen[id] = true
-				out = append(out, dirtyMark{d: d, key: rw.key, start: start})
+			if j, ok := seen[id]; ok {
+				if hold.After(out[j].hold) {
+					out[j].hold = hold // the latest hold covers the others
+				}
+				continue
 			}
+			seen[id] = len(out)
+			out = append(out, dirtyMark{d: d, key: rw.key, start: start, hold: hold})
 		}
 	}
 	return out
@@ -228,8 +271,9 @@ func (r *Repo[T]) RollupDelay() time.Duration {
 // count. A row expires its TTL after its write, and an item is written at
 // most MaxFutureSkew before its own time by a clock at most ClockSkew
 // behind this one, so no item from the floor on has expired. Items written
-// with a shorter TTL (WithTTL) are not covered: a rollup counts them until
-// the floor passes them. Zero: the view's rows never expire.
+// with a shorter TTL (WithTTL) hold their intervals marked until they have
+// expired instead (dirty markers, above). Zero: the view's rows never
+// expire.
 func (r *Repo[T]) RollupFloor(view string) (time.Time, error) {
 	v, err := r.view(view)
 	if err != nil || v.ttl == 0 {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -125,5 +127,56 @@ func TestRollupFloor(t *testing.T) {
 	}
 	if _, err := r.RollupFloor("nope"); !errors.Is(err, ErrUnknownView) {
 		t.Fatalf("floor of an unknown view: %v, want ErrUnknownView", err)
+	}
+}
+
+// TestShortTTLHoldsItsIntervals: an item written with a shorter TTL than its
+// view's rows (here any TTL: by_room keeps rows for ever) marks its
+// interval, open or not, stamped past its expiry by every clock (the TTL,
+// two ClockSkew and a second), so that no clear sent before then removes
+// it; a write without one does not hold.
+func TestShortTTLHoldsItsIntervals(t *testing.T) {
+	r, spy := newRollupNotes(t)
+	skew := r.ClockSkew()
+	hold := fixedNow.Add(10*time.Minute + 2*skew + time.Second).UnixMicro()
+	open := r.noteAt(t, "a", fixedNow.Add(time.Minute)) // fixedNow is on the hour
+	if err := r.Put(t.Context(), &open, WithTTL(10*time.Minute)); err != nil || len(spy.marks) != 1 {
+		t.Fatalf("short-lived put into the open hour: %v, %d markers, want 1", err, len(spy.marks))
+	}
+	if m := spy.marks[0]; m.Args[4] != hold || !m.Args[2].(time.Time).Equal(fixedNow.Truncate(time.Hour)) {
+		t.Fatalf("marker %v, want the open hour held until %d", m.Args, hold)
+	}
+	// Two items of one ended hour, in one call: one marker, the hold.
+	items := []note{r.noteAt(t, "b", fixedNow.Add(-3*time.Hour)), r.noteAt(t, "b", fixedNow.Add(-3*time.Hour+time.Minute))}
+	if err := r.PutMany(t.Context(), items, WithTTL(10*time.Minute)); err != nil || len(spy.marks) != 2 {
+		t.Fatalf("short-lived put many: %v, %d markers, want 1 more", err, len(spy.marks))
+	}
+	if m := spy.marks[1]; m.Args[4] != hold {
+		t.Fatalf("marker of an ended hour stamped %v, want the hold %d", m.Args[4], hold)
+	}
+	if err := r.Put(t.Context(), &open); err != nil || len(spy.marks) != 2 {
+		t.Fatalf("a put without a TTL into the open hour: %v, %d markers, want none more", err, len(spy.marks))
+	}
+}
+
+// TestViewTTLHoldsNothing: a write whose TTL is its view's own marks only
+// ended intervals, as a write without WithTTL does: RollupFloor covers it.
+func TestViewTTLHoldsNothing(t *testing.T) {
+	views := refmodel.IoTViews()
+	spy := &rollupSpy{fakeCluster: newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })}
+	r, err := New[refmodel.Reading](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
+		WrapExecutor: func(Executor) Executor { return spy }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddRollups(refmodel.IoTRollups()...); err != nil {
+		t.Fatal(err)
+	}
+	rd := refmodel.Reading{SensorID: "s", SiteID: "x", ReadingID: gocql.UUIDFromTime(fixedNow.Add(time.Second)), Value: 1}
+	if err := r.Put(t.Context(), &rd, WithTTL(refmodel.IoTTTL)); err != nil || len(spy.marks) != 0 {
+		t.Fatalf("a put with the view's TTL into the open hour: %v, %d markers, want none", err, len(spy.marks))
+	}
+	if err := r.Put(t.Context(), &rd, WithTTL(refmodel.IoTTTL-time.Hour)); err != nil || len(spy.marks) != 1 {
+		t.Fatalf("a put with a shorter TTL: %v, %d markers, want 1", err, len(spy.marks))
 	}
 }

@@ -63,8 +63,8 @@ func runRollup(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "rollup %s: %d key(s), closed up to %s: %d interval(s) rolled, %d dirty marker(s): %d recomputed, %d already rolled; lag %s\n",
-		ru.Name, len(w.Keys), rep.Horizon.Format(time.RFC3339), rep.Rolled, rep.Dirty, rep.Recomputed, rep.Cleared, rep.Lag)
+	fmt.Fprintf(e.stdout, "rollup %s: %d key(s), closed up to %s: %d interval(s) rolled, %d dirty marker(s): %d recomputed, %d already rolled, %d held; lag %s\n",
+		ru.Name, len(w.Keys), rep.Horizon.Format(time.RFC3339), rep.Rolled, rep.Dirty, rep.Recomputed, rep.Cleared, rep.Held, rep.Lag)
 	return nil
 }
 
