@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gocql/gocql"
-
 	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/repo"
@@ -31,53 +29,6 @@ func shopViews(t *testing.T) []schema.View {
 		f.Views[i] = f.Views[i].WithDefaults()
 	}
 	return f.Views
-}
-
-func TestParseValue(t *testing.T) {
-	u := gocql.MustRandomUUID()
-	tu := gocql.TimeUUID()
-	tests := []struct {
-		typ, in string
-		want    any
-		err     string
-	}{
-		{"bigint", "-42", int64(-42), ""},
-		{"int", "7", int32(7), ""},
-		{"int", "3000000000", nil, "not an integer of 32 bits"},
-		{"smallint", "-3", int16(-3), ""},
-		{"smallint", "40000", nil, "not an integer of 16 bits"},
-		{"tinyint", "5", int8(5), ""},
-		{"bigint", "abc", nil, `"abc" is not an integer`},
-		{"text", "acme", "acme", ""},
-		{"text", "", nil, "empty value"},
-		{"uuid", u.String(), u, ""},
-		{"uuid", "nope", nil, "not a UUID"},
-		{"timeuuid", tu.String(), tu, ""},
-		{"timeuuid", u.String(), nil, "not a time UUID"},
-		{"boolean", "true", true, ""},
-		{"boolean", "yes", nil, "not a boolean"},
-		{"timestamp", "2025-01-02T03:04:05+01:00", time.Date(2025, 1, 2, 2, 4, 5, 0, time.UTC), ""},
-		{"timestamp", "yesterday", nil, "not an RFC 3339 instant"},
-		{"blob", "0xcafe", []byte{0xca, 0xfe}, ""},
-		{"blob", "cafe", []byte{0xca, 0xfe}, ""},
-		{"blob", "0xzz", nil, "not hex bytes"},
-		{"double", "1.5", 1.5, ""},
-		{"frozen<list<text>>", "x", nil, "cannot be given on the command line"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.typ+" "+tt.in, func(t *testing.T) {
-			got, err := parseValue(tt.typ, tt.in)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("got %v, %v; want error %q", got, err, tt.err)
-				}
-				return
-			}
-			if err != nil || formatValue(got) != formatValue(tt.want) || fmt.Sprintf("%T", got) != fmt.Sprintf("%T", tt.want) {
-				t.Fatalf("got %#v, %v; want %#v", got, err, tt.want)
-			}
-		})
-	}
 }
 
 func TestParseKey(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +19,7 @@ import (
 // columns. The text is the key text form of repo.Key.String
 // (repo.SplitKeyText): one value per key column, comma-separated, with '%',
 // ',' and '/' in a value written %25, %2C and %2F; each value is read by its
-// column's CQL type (parseValue).
+// column's CQL type (repo.ParseValueText).
 func parseKey(v schema.View, text string) ([]any, error) {
 	parts, err := repo.SplitKeyText(text)
 	if err != nil {
@@ -31,84 +30,13 @@ func parseKey(v schema.View, text string) ([]any, error) {
 	}
 	vals := make([]any, len(parts))
 	for i, p := range parts {
-		val, err := parseValue(v.Key[i].Type, p)
+		val, err := repo.ParseValueText(v.Key[i].Type, p)
 		if err != nil {
 			return nil, usageErr("--key: column %s: %v", v.Key[i].Name, err)
 		}
 		vals[i] = val
 	}
 	return vals, nil
-}
-
-// parseValue reads s as a value of cqlType, in the Go type gocql binds to it:
-// integers by size, uuid and timeuuid as gocql.UUID, boolean, timestamp as
-// RFC 3339, blob as hex (with or without 0x), text as itself (not empty: an
-// empty key value names no partition).
-func parseValue(cqlType, s string) (any, error) {
-	switch cqlType {
-	case "bigint", "counter", "varint":
-		return parseInt(s, 64, func(n int64) any { return n })
-	case "int":
-		return parseInt(s, 32, func(n int64) any { return int32(n) })
-	case "smallint":
-		return parseInt(s, 16, func(n int64) any { return int16(n) })
-	case "tinyint":
-		return parseInt(s, 8, func(n int64) any { return int8(n) })
-	case "uuid", "timeuuid":
-		return parseUUID(cqlType, s)
-	case "text", "varchar", "ascii":
-		if s == "" {
-			return nil, fmt.Errorf("empty value")
-		}
-		return s, nil
-	case "boolean":
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a boolean (true or false)", s)
-		}
-		return b, nil
-	case "timestamp":
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an RFC 3339 instant", s)
-		}
-		return t.UTC(), nil
-	case "blob":
-		b, err := hex.DecodeString(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
-		if err != nil || len(b) == 0 {
-			return nil, fmt.Errorf("%q is not hex bytes (e.g. 0x0a1b)", s)
-		}
-		return b, nil
-	case "double", "float":
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(f) {
-			return nil, fmt.Errorf("%q is not a number", s)
-		}
-		if cqlType == "float" {
-			return float32(f), nil
-		}
-		return f, nil
-	}
-	return nil, fmt.Errorf("type %s cannot be given on the command line", cqlType)
-}
-
-func parseInt(s string, bits int, as func(int64) any) (any, error) {
-	n, err := strconv.ParseInt(s, 10, bits)
-	if err != nil {
-		return nil, fmt.Errorf("%q is not an integer of %d bits", s, bits)
-	}
-	return as(n), nil
-}
-
-func parseUUID(cqlType, s string) (any, error) {
-	u, err := gocql.ParseUUID(s)
-	if err != nil {
-		return nil, fmt.Errorf("%q is not a UUID", s)
-	}
-	if cqlType == "timeuuid" && u.Version() != 1 {
-		return nil, fmt.Errorf("%q is a version %d UUID, not a time UUID (version 1)", s, u.Version())
-	}
-	return u, nil
 }
 
 // parseInstant reads an RFC 3339 time flag; "" is the zero time (open).
