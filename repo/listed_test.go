@@ -42,18 +42,7 @@ func TestListedPagesEndAtTheRange(t *testing.T) {
 // hand-written driver loop's do (they cost two, a listing and the bucket).
 func TestListedPageResumesInItsBucket(t *testing.T) {
 	r, width := uncoalescedNotes(t)
-	first := fixedNow.Add(-3 * width).Truncate(width)
-	var want []int64
-	for b := range 3 { // 25 notes in each of 3 buckets
-		for i := range 25 {
-			n := note{Room: "r", EditID: snowflakeFor(t, first.Add(time.Duration(b)*width+time.Duration(i+1)*time.Second)), Body: "x"}
-			n.NoteID = n.EditID
-			if err := r.Put(t.Context(), &n); err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, n.EditID)
-		}
-	}
+	first, want := putThreeBuckets(t, r, width)
 	var got []int64
 	var requests []int
 	q := Query{View: "by_room", Key: Key{"r"}, Limit: 10, Direction: OldestFirst, From: first}
@@ -83,6 +72,12 @@ func TestListedPageResumesInItsBucket(t *testing.T) {
 // uncoalescedNotes is a repository of notes on a fake cluster, its reads
 // not coalesced, and the width of by_room's buckets.
 func uncoalescedNotes(t *testing.T) (*Repo[note], time.Duration) {
+	r, _, width := uncoalescedNotesOn(t)
+	return r, width
+}
+
+// uncoalescedNotesOn is uncoalescedNotes with its fake cluster.
+func uncoalescedNotesOn(t *testing.T) (*Repo[note], *fakeCluster, time.Duration) {
 	t.Helper()
 	views := noteViews()
 	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
@@ -91,5 +86,25 @@ func uncoalescedNotes(t *testing.T) (*Repo[note], time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r, views[0].Scheme.Width()
+	return r, fake, views[0].Scheme.Width()
+}
+
+// putThreeBuckets puts 25 notes of room r in each of the 3 buckets before
+// the present one, and returns the first bucket's start and the notes' IDs
+// in time order.
+func putThreeBuckets(t *testing.T, r *Repo[note], width time.Duration) (time.Time, []int64) {
+	t.Helper()
+	first := fixedNow.Add(-3 * width).Truncate(width)
+	var ids []int64
+	for b := range 3 {
+		for i := range 25 {
+			n := note{Room: "r", EditID: snowflakeFor(t, first.Add(time.Duration(b)*width+time.Duration(i+1)*time.Second)), Body: "x"}
+			n.NoteID = n.EditID
+			if err := r.Put(t.Context(), &n); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, n.EditID)
+		}
+	}
+	return first, ids
 }

@@ -3,6 +3,7 @@ package repo
 import (
 	"errors"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,30 +12,13 @@ import (
 )
 
 // pagedNotes is a repository of 75 notes over 3 of by_room's buckets on a
-// fake cluster, and a count of the selects that cluster has run; fail, when
-// set, fails the nth select (counting from 1).
+// fake cluster (putThreeBuckets), a count of the selects that cluster has
+// run, a query of them all, oldest first, and their IDs. The failAt-th
+// select (counting from 1) fails.
 func pagedNotes(t *testing.T, failAt int64) (*Repo[note], *atomic.Int64, Query, []int64) {
 	t.Helper()
-	views := noteViews()
-	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
-	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
-		Read: ReadOptions{NoCoalesce: true}, WrapExecutor: fake.wrap})
-	if err != nil {
-		t.Fatal(err)
-	}
-	width := views[0].Scheme.Width()
-	first := fixedNow.Add(-3 * width).Truncate(width)
-	var ids []int64
-	for b := range 3 {
-		for i := range 25 {
-			n := note{Room: "r", EditID: snowflakeFor(t, first.Add(time.Duration(b)*width+time.Duration(i+1)*time.Second)), Body: "x"}
-			n.NoteID = n.EditID
-			if err := r.Put(t.Context(), &n); err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, n.EditID)
-		}
-	}
+	r, fake, width := uncoalescedNotesOn(t)
+	first, ids := putThreeBuckets(t, r, width)
 	var selects atomic.Int64
 	fake.fail = func(s Statement) error {
 		if isSelect(s) && selects.Add(1) == failAt {
@@ -47,7 +31,7 @@ func pagedNotes(t *testing.T, failAt int64) (*Repo[note], *atomic.Int64, Query, 
 
 var errBoom = errors.New("boom")
 
-func isSelect(s Statement) bool { return len(s.CQL) > 6 && s.CQL[:6] == "SELECT" }
+func isSelect(s Statement) bool { return strings.HasPrefix(s.CQL, "SELECT") }
 
 // TestPagesReadAhead: Pages yields what successive Reads return, page for
 // page, and reads the next page while its caller still holds this one.
