@@ -76,19 +76,8 @@ func Read[T any](ctx context.Context, r *repo.Repo[T], q Query) iter.Seq2[Row, e
 			readRolled(ctx, r, &q, f, ru, cols, yield) // rollup_read.go
 			return
 		}
-		// Only the aggregated columns are read (and the key and ID), and
-		// the next page is read while this one is folded.
-		rq := repo.Query{View: q.View, Key: q.Key, Limit: q.PageSize, Direction: q.Direction,
-			From: q.From, To: q.To, Consistency: q.Consistency, Columns: f.columnNames()}
-		for page, err := range r.Pages(ctx, rq) {
-			if err != nil {
-				yield(Row{}, err)
-				return
-			}
-			q.Stats.add(page.Stats)
-			if !f.fold(page.Items, yield) {
-				return
-			}
+		if !foldRaw(ctx, r, &q, f, q.From, q.To, yield) { // rollup_read.go
+			return
 		}
 		if f.open {
 			yield(f.row(), nil)

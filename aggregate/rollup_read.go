@@ -138,12 +138,13 @@ func planParts[T any](ctx context.Context, r *repo.Repo[T], q *Query, ru schema.
 	return parts, nil
 }
 
-// foldRaw folds the raw items of [from, to) into f.
+// foldRaw folds the raw items of [from, to) into f (zero bounds: open),
+// reading the next page while it folds this one. Only the aggregated
+// columns are read (and the ID).
 func foldRaw[T any](ctx context.Context, r *repo.Repo[T], q *Query, f *folder[T], from, to time.Time, yield func(Row, error) bool) bool {
 	rq := repo.Query{View: q.View, Key: q.Key, Limit: q.PageSize, Direction: q.Direction,
 		From: from, To: to, Consistency: q.Consistency, Columns: f.columnNames()}
-	for {
-		page, err := r.Read(ctx, rq)
+	for page, err := range r.Pages(ctx, rq) {
 		if err != nil {
 			yield(Row{}, err)
 			return false
@@ -152,11 +153,8 @@ func foldRaw[T any](ctx context.Context, r *repo.Repo[T], q *Query, f *folder[T]
 		if !f.fold(page.Items, yield) {
 			return false
 		}
-		if page.Cursor == "" {
-			return true
-		}
-		rq.Cursor = page.Cursor
 	}
+	return true
 }
 
 func (s *Stats) addRollup(rs repo.RollupStats) {
