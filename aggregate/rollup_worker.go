@@ -58,16 +58,16 @@ type RollObserver interface {
 
 // RollReport is what a round did.
 type RollReport struct {
-	Horizon    time.Time     // intervals ending at or before it are closable
-	Rolled     int           // new intervals computed (holding items)
-	Recomputed int           // marked intervals recomputed
-	Dirty      int           // markers found
-	Cleared    int           // markers cleared without a recompute: sent before this round rolled their interval
+	Horizon    time.Time // intervals ending at or before it are closable
+	Rolled     int       // new intervals computed (holding items)
+	Recomputed int       // marked intervals recomputed
+	Dirty      int       // markers found
+	Cleared    int       // markers cleared without a recompute: sent before this round rolled their interval
 	// Held are markers left for a later round: stamped later than this
 	// round's clear could remove (sent in the last ClockSkew, or holding
 	// their interval until a short-lived item has expired, repo.WithTTL).
 	Held int
-	Lag        time.Duration // Horizon less the oldest key's checkpoint end
+	Lag  time.Duration // Horizon less the oldest key's checkpoint end
 }
 
 func (w *Roller[T]) now() time.Time {
