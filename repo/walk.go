@@ -123,21 +123,21 @@ func (w *walk[T]) step() bucket.Bucket {
 func (w *walk[T]) take(b bucket.Bucket, rows []T) int {
 	n := min(len(rows), w.remaining())
 	w.items = append(w.items, rows[:n]...)
-	return w.took(b, n)
+	w.took(b, len(rows) == 0, n)
+	return n
 }
 
-// took counts bucket b, whose n rows are on the page already, and records
-// it as finished. It returns n.
-func (w *walk[T]) took(b bucket.Bucket, n int) int {
+// took counts bucket b, empty or not, of whose rows n are on the page
+// already, and records it as finished. A bucket read whose rows the page
+// had no room for (a head read taken once the page is full) is not empty.
+func (w *walk[T]) took(b bucket.Bucket, empty bool, n int) {
 	w.stats.Buckets++
 	w.visited, w.hasVisited = b, true
-	w.track(b, n == 0)
-	if n == 0 {
+	w.track(b, empty)
+	if empty {
 		w.stats.EmptyBuckets++
-		return 0
 	}
 	w.stats.Rows += n
-	return n
 }
 
 // track follows the run of buckets a newest-first walk reads (next, gap).

@@ -35,7 +35,9 @@ func (w *walk[T]) queryBucket(ctx context.Context, b bucket.Bucket) (int, error)
 		return 0, err
 	}
 	w.items = items[:min(len(items), had+w.remaining())] // the LIMIT holds it there already
-	return w.took(b, len(w.items)-had), nil
+	n = len(w.items) - had
+	w.took(b, n == 0, n)
+	return n, nil
 }
 
 // fetchMany reads k consecutive buckets from b in parallel, each with the
