@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"sync"
 )
@@ -19,16 +20,24 @@ import (
 // first error is yielded and ends the iteration.
 func (r *Repo[T]) Pages(ctx context.Context, q Query) iter.Seq2[Page[T], error] {
 	return func(yield func(Page[T], error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
+		rctx, cancel := context.WithCancel(ctx)
 		next := make(chan pageRead[T]) // unbuffered: the reader waits with the page it read ahead
 		var wg sync.WaitGroup
 		defer wg.Wait() // after cancel: deferred calls run last first
 		defer cancel()
-		wg.Go(func() { r.readAhead(ctx, q, next) })
+		var complete bool // read once the reader has ended
+		wg.Go(func() { complete = r.readAhead(rctx, q, next) })
 		for pr := range next {
 			if !yield(pr.page, pr.err) || pr.err != nil {
 				return
 			}
+		}
+		// The reader stopped early only when ctx ended while this caller
+		// held a page: that is an error, not the last page.
+		wg.Wait()
+		if !complete {
+			var zero Page[T]
+			yield(zero, fmt.Errorf("repo: read %s: %w", q.View, context.Cause(ctx)))
 		}
 	}
 }
@@ -39,21 +48,21 @@ type pageRead[T any] struct {
 	err  error
 }
 
-// readAhead reads q's pages in turn into out until the last one, an error,
-// or ctx's end (the caller of Pages has stopped), and closes out.
-func (r *Repo[T]) readAhead(ctx context.Context, q Query, out chan<- pageRead[T]) {
+// readAhead reads q's pages in turn into out until the last one or an
+// error, which it reports complete, or ctx's end, and closes out.
+func (r *Repo[T]) readAhead(ctx context.Context, q Query, out chan<- pageRead[T]) (complete bool) {
 	defer close(out)
 	for {
 		p, err := r.Read(ctx, q)
 		select {
 		case out <- pageRead[T]{p, err}:
 		case <-ctx.Done():
-			return
+			return false
 		}
 		// A first page that read nothing within its time budget has no
 		// cursor: it is read again, as All does.
 		if err != nil || p.Cursor == "" && p.Stats.Stop != StopTimeBudget {
-			return
+			return true
 		}
 		q.Cursor = p.Cursor
 	}

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -109,5 +110,30 @@ func TestPagesEndAtTheFirstError(t *testing.T) {
 	}
 	if pages != 2 || len(errs) != 1 || !errors.Is(errs[0], errBoom) {
 		t.Fatalf("%d pages then errors %v, want 2 pages then the injected error once", pages, errs)
+	}
+}
+
+// TestPagesCancelledIsAnError: a context ended while the caller holds a
+// page ends the iteration with its error, never as if the pages had run
+// out (a cancelled export or aggregate would look complete).
+func TestPagesCancelledIsAnError(t *testing.T) {
+	r, _, q, _ := pagedNotes(t, 0)
+	for range 20 { // the reader may be anywhere when the cancel comes
+		ctx, cancel := context.WithCancel(t.Context())
+		var pages int
+		var last error
+		for _, err := range r.Pages(ctx, q) {
+			if last = err; err != nil {
+				break
+			}
+			if pages++; pages == 1 {
+				cancel()
+				time.Sleep(time.Millisecond)
+			}
+		}
+		cancel()
+		if !errors.Is(last, context.Canceled) {
+			t.Fatalf("after a cancel: %d pages, then %v; want context.Canceled", pages, last)
+		}
 	}
 }
