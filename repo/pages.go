@@ -17,7 +17,8 @@ import (
 // One page is read ahead at most: the memory held is two pages. A caller
 // that stops early has had at most one page read for nothing, and the
 // iteration ends only once that read has: no goroutine outlives it. The
-// first error is yielded and ends the iteration.
+// first error is yielded and ends the iteration; so is ctx's, when it ends
+// while the caller holds a page.
 func (r *Repo[T]) Pages(ctx context.Context, q Query) iter.Seq2[Page[T], error] {
 	return func(yield func(Page[T], error) bool) {
 		rctx, cancel := context.WithCancel(ctx)
