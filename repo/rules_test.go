@@ -988,6 +988,44 @@ func TestProbeUnindexed(t *testing.T) {
 // horizon, a dense read reads its newest bucket while the index says which
 // newer buckets hold items stamped ahead, and reads those first.
 func TestDenseKeyWithNarrowBuckets(t *testing.T) {
+	f, msgs := denseChatOfNarrowBuckets(t)
+	ahead := f.msg(1, f.now.Add(50*time.Minute), 99) // five buckets ahead
+	f.put(ahead)
+	f.fake.take()
+	p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 5)
+	if err != nil || len(p.Items) != 5 || p.Items[0].MessageID != ahead.MessageID || p.Items[1].MessageID != msgs[0].MessageID {
+		t.Fatalf("latest %v (%v), want the item stamped ahead, then the newest four", ids(p.Items...), err)
+	}
+	if p.Stats.Queries != 3 {
+		t.Fatalf("%d queries, want 3: the newest bucket and the index at once, then the bucket ahead", p.Stats.Queries)
+	}
+}
+
+// TestDenseHeadNotEmptyWhenThePageIsFull: a dense read whose page the
+// buckets ahead fill takes its head bucket's rows with no room left for
+// them: the head is not an empty bucket (an early version of the scan onto
+// the page counted it one, breaking the key's dense run).
+func TestDenseHeadNotEmptyWhenThePageIsFull(t *testing.T) {
+	f, _ := denseChatOfNarrowBuckets(t)
+	var ahead []refmodel.Message
+	for i := range 5 { // five buckets ahead: enough to fill the page
+		ahead = append(ahead, f.msg(1, f.now.Add(50*time.Minute+time.Duration(i)*time.Second), int64(100+i)))
+	}
+	f.put(ahead...)
+	p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 5)
+	if err != nil || len(p.Items) != 5 || p.Items[4].MessageID != ahead[0].MessageID {
+		t.Fatalf("latest %v (%v), want the five items stamped ahead", ids(p.Items...), err)
+	}
+	if p.Stats.EmptyBuckets != 0 || p.Stats.Buckets != 2 {
+		t.Fatalf("%d buckets, %d empty; want the bucket ahead and the head, neither empty", p.Stats.Buckets, p.Stats.EmptyBuckets)
+	}
+}
+
+// denseChatOfNarrowBuckets is a chat of 10-minute buckets whose channel 1
+// holds 30 messages in its newest bucket, read twice so that the repository
+// knows it dense, and those messages, newest first.
+func denseChatOfNarrowBuckets(t *testing.T) (*chatFixture, []refmodel.Message) {
+	t.Helper()
 	views := refmodel.ChatViews()
 	tenMin, err := bucket.Fixed(10*time.Minute, bucket.DiscordSnowflake().Epoch)
 	if err != nil {
@@ -999,7 +1037,7 @@ func TestDenseKeyWithNarrowBuckets(t *testing.T) {
 		}
 	}
 	f := newChat(t, Options{}, views...)
-	f.now = tenMin.Start(clampedBucket(tenMin, f.now)).Add(5 * time.Minute) // all 30 in the newest bucket
+	f.now = tenMin.Start(clampedBucket(tenMin, f.now)).Add(5 * time.Minute)
 	var msgs []refmodel.Message
 	for i := range 30 {
 		msgs = append(msgs, f.msg(1, f.now.Add(-time.Duration(i)*5*time.Second), int64(i)))
@@ -1010,16 +1048,7 @@ func TestDenseKeyWithNarrowBuckets(t *testing.T) {
 			t.Fatal(p.Stats, err)
 		}
 	}
-	ahead := f.msg(1, f.now.Add(50*time.Minute), 99) // five buckets ahead
-	f.put(ahead)
-	f.fake.take()
-	p, err := f.r.Latest(t.Context(), "messages_by_channel", Key{int64(1)}, 5)
-	if err != nil || len(p.Items) != 5 || p.Items[0].MessageID != ahead.MessageID || p.Items[1].MessageID != msgs[0].MessageID {
-		t.Fatalf("latest %v (%v), want the item stamped ahead, then the newest four", ids(p.Items...), err)
-	}
-	if p.Stats.Queries != 3 {
-		t.Fatalf("%d queries, want 3: the newest bucket and the index at once, then the bucket ahead", p.Stats.Queries)
-	}
+	return f, msgs
 }
 
 // TestPutManyCancelledBeforeSending: a PutMany whose context is cancelled
