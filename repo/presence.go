@@ -113,13 +113,18 @@ func (v *view) presenceTTL(rowTTL int) int {
 // costs at most one more (idempotent) index write.
 type presenceCache struct {
 	mu   sync.Mutex
-	set  map[string]int64
-	ring []string
+	set  map[presenceKey]int64
+	ring []presenceKey
 	next int
 }
 
+// presenceKey names a cached entry: the view, and the row's presKey. A
+// struct, not the two joined in a string: the joined key was a new string
+// on every check, two allocations a Put (issue 26).
+type presenceKey struct{ view, partKey string }
+
 func newPresenceCache(size int) *presenceCache {
-	return &presenceCache{set: make(map[string]int64, min(size, 1024)), ring: make([]string, size)}
+	return &presenceCache{set: make(map[presenceKey]int64, min(size, 1024)), ring: make([]presenceKey, size)}
 }
 
 func presenceEntry(view, partKey string) string { return view + "\x00" + partKey }
@@ -128,7 +133,7 @@ func presenceEntry(view, partKey string) string { return view + "\x00" + partKey
 func (c *presenceCache) covers(view, partKey string, until int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	exp, ok := c.set[presenceEntry(view, partKey)]
+	exp, ok := c.set[presenceKey{view, partKey}]
 	return ok && exp >= until
 }
 
@@ -137,14 +142,14 @@ func (c *presenceCache) add(view, partKey string, expiry int64) {
 	if len(c.ring) == 0 {
 		return
 	}
-	k := presenceEntry(view, partKey)
+	k := presenceKey{view, partKey}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if exp, ok := c.set[k]; ok {
 		c.set[k] = max(exp, expiry)
 		return
 	}
-	if old := c.ring[c.next]; old != "" {
+	if old := c.ring[c.next]; old != (presenceKey{}) {
 		delete(c.set, old)
 	}
 	c.ring[c.next] = k
