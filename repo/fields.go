@@ -52,19 +52,16 @@ func (r *Repo[T]) indexFields() {
 	}
 }
 
-// load reads every field of iv once: boxed into vals (by slot), and sized
-// into facts, which it returns.
-func (fs fieldSet) load(iv reflect.Value, vals []any, facts []fieldFacts, max int) []fieldFacts {
+// load reads every field of iv once: boxed into vals and sized into facts,
+// both by slot (len(fs.paths) each).
+func (fs fieldSet) load(iv reflect.Value, vals []any, facts []fieldFacts, max int) {
 	for s, path := range fs.paths {
 		f := reflectx.FieldByIndexesReadOnly(iv, path)
-		var ft fieldFacts
 		if f.IsValid() {
 			vals[s] = f.Interface()
-			ft = fieldFacts{size: valueSize(f), over: oversized(f, max)}
+			facts[s] = fieldFacts{size: valueSize(f), over: oversized(f, max)}
 		}
-		facts = append(facts, ft)
 	}
-	return facts
 }
 
 // keyColumn is key value i of the row, the value a pointer field points to

@@ -40,18 +40,23 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	}
 	iv := reflect.ValueOf(item).Elem()
 	rows := make([]row, 0, len(r.order))
-	var fc itemFields
-	var factsBuf [8]fieldFacts
-	keys := make(Key, r.keyValues, r.keyValues+len(r.fields.paths)) // every row's key and the item's fields: one allocation
-	if strict && len(r.fields.paths) > 0 {
+	var fields []any
+	var facts []fieldFacts
+	var factsBuf [8]fieldFacts // on the stack: only the rows' payloads read them
+	nf := len(r.fields.paths)
+	keys := make(Key, r.keyValues, r.keyValues+nf) // every row's key and the item's fields: one allocation
+	if strict && nf > 0 {
 		// A write binds every column: each field read and boxed once. A
 		// Delete binds the keys alone, and reads them per view.
-		fc.vals = keys[r.keyValues:cap(keys)]
-		fc.facts = r.fields.load(iv, fc.vals, factsBuf[:0], r.opts.Write.MaxValueBytes)
+		fields, facts = keys[r.keyValues:cap(keys)], factsBuf[:]
+		if nf > len(factsBuf) {
+			facts = make([]fieldFacts, nf)
+		}
+		r.fields.load(iv, fields, facts[:nf], r.opts.Write.MaxValueBytes)
 	}
 	for _, v := range r.order {
 		n := len(v.spec.Key)
-		rw, err := r.rowOf(v, iv, strict, keys[:n:n], fc)
+		rw, err := r.rowOf(v, iv, strict, keys[:n:n], fields, facts)
 		keys = keys[n:]
 		if err != nil && !strict && !v.idInKey {
 			// Loosely, an unset ID of a view not keyed by it (only the
@@ -66,16 +71,12 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	return rows, nil
 }
 
-// itemFields are an item's fields read once for all its rows (fieldSet.load),
-// or none (the zero value): each row reads its own.
-type itemFields struct {
-	vals  []any
-	facts []fieldFacts
-}
-
-// rowOf derives the row of iv in v, its key in key (len(v.spec.Key) values).
-func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key, fc itemFields) (row, error) {
-	rw := row{v: v, item: iv, fields: fc.vals}
+// rowOf derives the row of iv in v, its key in key (len(v.spec.Key) values),
+// from fields and facts (fieldSet.load; nil: read from iv). Two
+// parameters, not one struct: the row keeps fields, and a struct holding
+// both would have taken facts off the stack with it.
+func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key, fields []any, facts []fieldFacts) (row, error) {
+	rw := row{v: v, item: iv, fields: fields}
 	idv := v.col(iv, v.idIdx)
 	if !idv.IsValid() {
 		return rw, fmt.Errorf("%w: no value for %s", ErrBadID, v.spec.ID.Name)
@@ -97,7 +98,7 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key, fc item
 	if err := rw.key.validate(v.spec.Key); err != nil && strict {
 		return rw, err
 	}
-	if rw.bytes, err = r.payload(v, iv, fc.facts); err != nil {
+	if rw.bytes, err = r.payload(v, iv, facts); err != nil {
 		return rw, err
 	}
 	rw.place()
