@@ -561,3 +561,12 @@ func TestPartitionOf(t *testing.T) {
 		t.Fatal("not deterministic or zero")
 	}
 }
+
+// BenchmarkPartitionOf is one row's partition identity: a view's name and
+// a partition key of the chat views' length.
+func BenchmarkPartitionOf(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = PartitionOf("messages_by_channel", "1000000042/20574")
+	}
+}

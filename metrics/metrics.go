@@ -148,6 +148,7 @@ type Metrics struct {
 	admission  admissionVecs
 
 	observers snapshotMap[statementKey, *StatementObserver]
+	byTable   snapshotMap[string, *tableStatements] // observers' fast path (Statement)
 	// The children of the per-call families, resolved on first use (see
 	// laneGauges).
 	laneGauges    snapshotMap[string, *laneGauges]

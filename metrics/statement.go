@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"context"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -79,14 +81,47 @@ var (
 // "delete" or "batch") on table at consistency cl, building it on first use.
 // The same observer is returned for the same arguments. Callers keep table and
 // op bounded: they become label values.
+//
+// Every statement sent asks for its observer. Found by table (a string
+// key) and then by operation and consistency (array indexes), the usual
+// lookup hashes one string; the map keyed by all three, which hashed two
+// strings and compared them again, is the slow path that builds them.
 func (m *Metrics) Statement(table, op string, cl gocql.Consistency) *StatementObserver {
-	k := statementKey{table, op, cl}
-	// Indexed here, where the map's type is concrete: through the generic
-	// load the lookup took half as long again.
-	if o, ok := m.observers.snapshot()[k]; ok {
-		return o
+	if ts, ok := m.byTable.snapshot()[table]; ok {
+		if slot := ts.slot(op, cl); slot != nil {
+			if o := slot.Load(); o != nil {
+				return o
+			}
+		}
 	}
-	return m.observers.loadOrStore(k, func() *StatementObserver { return m.statements.observer(k) })
+	return m.statementSlow(statementKey{table, op, cl})
+}
+
+// statementSlow finds or builds the observer of k in the map keyed by all
+// of it, and files it for Statement's fast path.
+func (m *Metrics) statementSlow(k statementKey) *StatementObserver {
+	o := m.observers.loadOrStore(k, func() *StatementObserver { return m.statements.observer(k) })
+	ts := m.byTable.loadOrStore(k.table, func() *tableStatements { return new(tableStatements) })
+	if slot := ts.slot(k.op, k.cl); slot != nil {
+		slot.Store(o) // the one observer of k: any goroutine stores the same
+	}
+	return o
+}
+
+// tableStatements are one table's observers by operation and consistency,
+// for those with a slot (every operation the repository sends, every
+// consistency up to LOCAL_ONE).
+type tableStatements [len(statementOps)][gocql.LocalOne + 1]atomic.Pointer[StatementObserver]
+
+var statementOps = [...]string{"insert", "select", "delete", "batch"}
+
+// slot is the place of op at cl, or nil for one without.
+func (ts *tableStatements) slot(op string, cl gocql.Consistency) *atomic.Pointer[StatementObserver] {
+	i := slices.Index(statementOps[:], op)
+	if i < 0 || cl > gocql.LocalOne {
+		return nil
+	}
+	return &ts[i][cl]
 }
 
 func (v statementVecs) observer(k statementKey) *StatementObserver {

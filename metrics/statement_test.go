@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,5 +202,42 @@ func TestStatementObserveDoesNotAllocate(t *testing.T) {
 				t.Errorf("allocations per call = %v, want 0", got)
 			}
 		})
+	}
+}
+
+// Statement returns one observer per (table, operation, consistency),
+// through its fast path or without one (an operation or consistency with
+// no slot), from any number of goroutines.
+func TestStatementOneObserverPerKind(t *testing.T) {
+	m, _ := newTestMetrics(t, Config{})
+	kinds := []statementKey{
+		{"a", "insert", gocql.LocalQuorum}, {"a", "insert", gocql.One}, {"a", "select", gocql.LocalQuorum},
+		{"b", "insert", gocql.LocalQuorum}, {"a", "scan", gocql.LocalQuorum}, {"a", "delete", gocql.Consistency(0x20)},
+	}
+	var wg sync.WaitGroup
+	got := make([][]*StatementObserver, 8)
+	for g := range got {
+		wg.Go(func() {
+			for _, k := range kinds {
+				got[g] = append(got[g], m.Statement(k.table, k.op, k.cl))
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[*StatementObserver]bool{}
+	for i, k := range kinds {
+		o := got[0][i]
+		for g := range got {
+			if got[g][i] != o {
+				t.Fatalf("%v: goroutines got different observers", k)
+			}
+		}
+		if again := m.Statement(k.table, k.op, k.cl); again != o {
+			t.Errorf("%v: a later call got another observer", k)
+		}
+		if seen[o] {
+			t.Errorf("%v: shares its observer with another kind", k)
+		}
+		seen[o] = true
 	}
 }

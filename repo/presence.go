@@ -124,11 +124,17 @@ func newPresenceCache(size int) *presenceCache {
 
 func presenceEntry(view, partKey string) string { return view + "\x00" + partKey }
 
-// covers reports whether the cached entry lives at least until until.
+// covers reports whether the cached entry lives at least until until. The
+// entry's name is joined in a buffer on the stack: indexed by
+// string(bytes), the map allocates no string for the lookup, where the
+// joined string was a new one on every check of a key of 32 bytes or more,
+// two allocations a Put of the chat views (issue 26).
 func (c *presenceCache) covers(view, partKey string, until int64) bool {
+	var buf [96]byte
+	k := append(append(append(buf[:0], view...), 0), partKey...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	exp, ok := c.set[presenceEntry(view, partKey)]
+	exp, ok := c.set[string(k)]
 	return ok && exp >= until
 }
 

@@ -32,6 +32,7 @@ type Repo[T any] struct {
 	// keyValues is the number of key values of all views: an item's rows
 	// share one Key of this length (deriveRows).
 	keyValues int
+	fields    fieldSet // the distinct columns of the views, read once per write (fields.go)
 	presence  *presenceCache
 	hints     *readHints
 	flights   *flightGroup[T]
@@ -73,6 +74,11 @@ type view struct {
 	projections sync.Map
 	projected   atomic.Int32
 	plainPaths  bool
+	// slots are the columns' places in Repo.fields (nil for Records);
+	// derefs[i]: column i's field is a pointer or interface, its key
+	// value the one it points to.
+	slots  []int
+	derefs []bool
 }
 
 // scheme is the view's bucket scheme as currently known, with its history.
@@ -212,6 +218,7 @@ func (r *Repo[T]) addViews(t reflect.Type, specs []schema.View) error {
 		r.keyValues += len(v.spec.Key)
 	}
 	sort.Slice(r.order, func(i, j int) bool { return r.order[i].spec.Name < r.order[j].spec.Name })
+	r.indexFields()
 	return nil
 }
 

@@ -139,6 +139,8 @@ func (rw row) insertArgs(ttl int, ts any) []any {
 	args := make([]any, len(names))
 	for i, name := range names {
 		switch {
+		case i < len(rw.v.columns) && rw.fields != nil:
+			args[i] = rw.fields[rw.v.slots[i]] // boxed once for every view
 		case i < len(rw.v.columns):
 			f := rw.v.col(rw.item, i)
 			switch {

@@ -149,6 +149,13 @@ func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, we
 	if len(marks) == 0 {
 		return werr
 	}
+	return r.writeMarks(ctx, rows, marks, cfg, werr)
+}
+
+// writeMarks writes marks, the dirty markers of rows, for markDirty. Apart
+// from it: the goroutines' captures (cfg) moved to the heap on every
+// write, with rollups or without (issue 26).
+func (r *Repo[T]) writeMarks(ctx context.Context, rows []row, marks []dirtyMark, cfg writeConfig, werr error) error {
 	ctx, cancel := r.sending(ctx) // the data is written: finish what it began
 	defer cancel()
 	results := make([]viewResult, len(marks))

@@ -18,6 +18,7 @@ type row struct {
 	bucket  bucket.Bucket
 	key     Key
 	shard   int    // write shard of a sharded view, else 0
+	fields  []any  // the item's columns boxed once for every view, by slot (fields.go); nil: read from item
 	keyText string // key.String() of a per-key sharded view's row, else ""
 	partKey string // view key, bucket and shard: the partition, for grouping and metrics
 	presKey string // view key and bucket: the presence-index entry
@@ -39,10 +40,23 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	}
 	iv := reflect.ValueOf(item).Elem()
 	rows := make([]row, 0, len(r.order))
-	keys := make(Key, r.keyValues) // every row's key, one allocation
+	var fields []any
+	var facts []fieldFacts
+	var factsBuf [8]fieldFacts // on the stack: only the rows' payloads read them
+	nf := len(r.fields.paths)
+	keys := make(Key, r.keyValues, r.keyValues+nf) // every row's key and the item's fields: one allocation
+	if strict && nf > 0 {
+		// A write binds every column: each field read and boxed once. A
+		// Delete binds the keys alone, and reads them per view.
+		fields, facts = keys[r.keyValues:cap(keys)], factsBuf[:]
+		if nf > len(factsBuf) {
+			facts = make([]fieldFacts, nf)
+		}
+		r.fields.load(iv, fields, facts[:nf], r.opts.Write.MaxValueBytes)
+	}
 	for _, v := range r.order {
 		n := len(v.spec.Key)
-		rw, err := r.rowOf(v, iv, strict, keys[:n:n])
+		rw, err := r.rowOf(v, iv, strict, keys[:n:n], fields, facts)
 		keys = keys[n:]
 		if err != nil && !strict && !v.idInKey {
 			// Loosely, an unset ID of a view not keyed by it (only the
@@ -57,9 +71,12 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	return rows, nil
 }
 
-// rowOf derives the row of iv in v, its key in key (len(v.spec.Key) values).
-func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key) (row, error) {
-	rw := row{v: v, item: iv}
+// rowOf derives the row of iv in v, its key in key (len(v.spec.Key) values),
+// from fields and facts (fieldSet.load; nil: read from iv). Two
+// parameters, not one struct: the row keeps fields, and a struct holding
+// both would have taken facts off the stack with it.
+func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key, fields []any, facts []fieldFacts) (row, error) {
+	rw := row{v: v, item: iv, fields: fields}
 	idv := v.col(iv, v.idIdx)
 	if !idv.IsValid() {
 		return rw, fmt.Errorf("%w: no value for %s", ErrBadID, v.spec.ID.Name)
@@ -76,14 +93,12 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key) (row, e
 	}
 	rw.key = key
 	for i := range rw.key {
-		// A pointer field is stored by the value it points to: the pointer
-		// itself would name the partition by its address.
-		rw.key[i] = derefValue(v.col(iv, i))
+		rw.key[i] = rw.keyColumn(i)
 	}
 	if err := rw.key.validate(v.spec.Key); err != nil && strict {
 		return rw, err
 	}
-	if rw.bytes, err = r.payload(v, iv); err != nil {
+	if rw.bytes, err = r.payload(v, iv, facts); err != nil {
 		return rw, err
 	}
 	rw.place()
@@ -91,18 +106,24 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key) (row, e
 }
 
 // payload is the estimated size of item iv's columns in v, or
-// ErrValueTooLarge for a value over Options.Write.MaxValueBytes.
-func (r *Repo[T]) payload(v *view, iv reflect.Value) (int, error) {
+// ErrValueTooLarge for a value over Options.Write.MaxValueBytes; from
+// facts (by slot) when the item's fields were read once for every view.
+func (r *Repo[T]) payload(v *view, iv reflect.Value, facts []fieldFacts) (int, error) {
 	bytes := 0
 	for i := range v.columns {
-		f := v.col(iv, i)
-		if !f.IsValid() {
-			continue // a Record without the column: null
+		var ft fieldFacts
+		if facts != nil {
+			ft = facts[v.slots[i]]
+		} else if f := v.col(iv, i); f.IsValid() { // invalid: a Record without the column, null
+			ft.over = oversized(f, r.opts.Write.MaxValueBytes)
+			if !ft.over {
+				ft.size = valueSize(f)
+			}
 		}
-		if oversized(f, r.opts.Write.MaxValueBytes) {
+		if ft.over {
 			return 0, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.Write.MaxValueBytes)
 		}
-		bytes += valueSize(f)
+		bytes += ft.size
 	}
 	return bytes, nil
 }

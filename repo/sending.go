@@ -72,40 +72,63 @@ func (d *deadlines) fits(dl *deadline, want time.Time) bool {
 	return !dl.at.After(want) && !dl.at.Before(want.Add(-d.granule))
 }
 
-// sendingCtx is a write's own context: the values of the caller's context
-// (through context.WithoutCancel, which also keeps the caller's cancel out
-// of context.Cause and of the contexts derived from this one), the done,
-// error and deadline of a shared deadline.
+// sendingCtx is a write's own context: the values of the caller's context,
+// the done, error and deadline of a shared deadline, in one allocation.
 //
-// The values are reached through a context.WithValue over the
-// WithoutCancel: the value-receiver Value method of WithoutCancel's
-// context boxes it again, one allocation for every lookup (three per Put,
-// finding the admission mark), when called directly, as the method of an
-// embedded WithoutCancel context would be; the context package's own
-// lookup, which WithValue's Value runs, steps through it without one.
+// The caller's cancel is kept out by Value: the context package finds the
+// cancelable context a context descends from by looking up its own
+// cancelCtxKey (context.Cause, and WithCancel on a context of a type of
+// its own), and for that key this context answers with its deadline's
+// context, whose cancel it shares, never the caller's. So Cause reports the
+// deadline and contexts derived from this one end with it as children of
+// its deadline, without a goroutine. It was context.WithValue over
+// context.WithoutCancel (which answers that key with nil): two allocations
+// more per write, and every lookup stepped through both (issue 26).
 type sendingCtx struct {
-	context.Context // context.WithValue(context.WithoutCancel(caller's), deadlineKey{}, dl)
-	dl              *deadline
+	parent context.Context // the caller's: its values
+	dl     *deadline
 }
-
-// deadlineKey holds a write's shared deadline in its context.
-type deadlineKey struct{}
 
 func (c *sendingCtx) Deadline() (time.Time, bool) { return c.dl.at, true }
 func (c *sendingCtx) Done() <-chan struct{}       { return c.dl.ctx.Done() }
 func (c *sendingCtx) Err() error                  { return c.dl.ctx.Err() }
 
-// AfterFunc lets a context derived from this one (context.WithCancel, as
-// the driver does for speculative executions) end with it without a
-// goroutine of its own: the context package uses it when a parent has it.
-func (c *sendingCtx) AfterFunc(f func()) func() bool { return context.AfterFunc(c.dl.ctx, f) }
+func (c *sendingCtx) Value(key any) any {
+	if key == cancelCtxKey {
+		return c.dl.ctx.Value(key)
+	}
+	return c.parent.Value(key)
+}
+
+// cancelCtxKey is the key the context package looks up its cancelable
+// context with, found once by asking context.Cause of an ended context
+// that records what it is asked (Cause asks only once Err is set). Nil,
+// matching no key, if Cause ever stops asking: TestSendingContext would
+// then see the caller's cause.
+var cancelCtxKey = func() any {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	spy := &keySpy{Context: ended}
+	_ = context.Cause(spy)
+	return spy.key
+}()
+
+// keySpy records the last key its Value was asked for.
+type keySpy struct {
+	context.Context
+	key any
+}
+
+func (s *keySpy) Value(key any) any {
+	s.key = key
+	return nil
+}
 
 // sending is the context a write sends under once it begins. The cancel
 // returned releases nothing (the deadline is shared, its timer ends it): it
 // is kept so that every write defers it as it would a context's.
 func (r *Repo[T]) sending(ctx context.Context) (context.Context, context.CancelFunc) {
-	dl := r.deadlines.get(time.Now())
-	return &sendingCtx{Context: context.WithValue(context.WithoutCancel(ctx), deadlineKey{}, dl), dl: dl}, noCancel
+	return &sendingCtx{parent: ctx, dl: r.deadlines.get(time.Now())}, noCancel
 }
 
 func noCancel() {}

@@ -86,3 +86,16 @@ func TestSendingContextValueDoesNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per lookup, want 0", got)
 	}
 }
+
+// The context package's key for its cancelable contexts was found: without
+// it a write's context would hand the caller's cancel to context.Cause.
+func TestCancelCtxKeyFound(t *testing.T) {
+	if cancelCtxKey == nil {
+		t.Fatal("context.Cause asked no key of an ended context")
+	}
+	caller, cancel := context.WithCancel(context.Background())
+	if got := caller.Value(cancelCtxKey); got == nil {
+		t.Fatalf("a cancelable context answers the key with %v", got)
+	}
+	cancel()
+}
