@@ -36,7 +36,7 @@ import (
 // on a view without one) expires before RollupFloor passes it: a rollup row
 // rolled while it lived would count it after. Its write holds the interval
 // marked until it has expired: the marker, open interval or not, is
-// stamped past the item's expiry (holdMark), so no clear sent before then
+// stamped past the item's expiry (holds), so no clear sent before then
 // removes it, a worker leaves it alone until then (aggregate.Roller), and
 // reads take the interval raw. Once the hold has passed, the worker's next
 // round recomputes the interval from a raw read that no longer sees the
