@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/tsbucket/tsbucket/bench"
 	"github.com/tsbucket/tsbucket/internal/provision"
@@ -27,11 +25,7 @@ func runAutopilot(ctx context.Context, o options, cl *provision.Cluster, stdout,
 	if err := writeJSON(o.out, "autopilot.json", rep); err != nil {
 		return err
 	}
-	png, err := bench.AutopilotChart(rep)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "autopilot.png"), png, 0o644); err != nil {
+	if err := writeChart(o.out, "autopilot.png", func() ([]byte, error) { return bench.AutopilotChart(rep) }); err != nil {
 		return err
 	}
 	_, err = io.WriteString(stdout, rep.Markdown())

@@ -22,7 +22,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -215,11 +214,7 @@ func write(o options, rep bench.Report) error {
 	if err := writeJSON(o.out, "results.json", rep); err != nil {
 		return err
 	}
-	png, err := bench.Chart(rep)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "latency.png"), png, 0o644); err != nil {
+	if err := writeChart(o.out, "latency.png", func() ([]byte, error) { return bench.Chart(rep) }); err != nil {
 		return err
 	}
 	if o.markdown == "" {

@@ -36,11 +36,7 @@ func runOverload(ctx context.Context, o options, cl *provision.Cluster, stdout, 
 	if err := writeJSON(o.out, "overload.json", rep); err != nil {
 		return err
 	}
-	png, err := bench.OverloadChart(rep)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "overload.png"), png, 0o644); err != nil {
+	if err := writeChart(o.out, "overload.png", func() ([]byte, error) { return bench.OverloadChart(rep) }); err != nil {
 		return err
 	}
 	_, err = io.WriteString(stdout, rep.Markdown())
@@ -58,11 +54,7 @@ func redrawOverload(o options) error {
 	if err := json.Unmarshal(js, &rep); err != nil {
 		return err
 	}
-	png, err := bench.OverloadChart(rep)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "overload.png"), png, 0o644); err != nil {
+	if err := writeChart(o.out, "overload.png", func() ([]byte, error) { return bench.OverloadChart(rep) }); err != nil {
 		return err
 	}
 	_, err = io.WriteString(os.Stdout, rep.Markdown())

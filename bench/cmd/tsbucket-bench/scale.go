@@ -107,6 +107,15 @@ func writeScaleReport(dir string, rep bench.ScaleReport) error {
 	return writeJSON(dir, name, rep)
 }
 
+// writeChart writes the PNG draw makes to dir/name.
+func writeChart(dir, name string, draw func() ([]byte, error)) error {
+	png, err := draw()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name), png, 0o644)
+}
+
 // writeJSON writes v, indented, to dir/name, making dir if need be.
 func writeJSON(dir, name string, v any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -143,11 +152,7 @@ func writeScaleDocs(o options) error {
 			return fmt.Errorf("results.json: %w", err)
 		}
 	}
-	png, err := bench.ScaleChart(one, reps...)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "scale.png"), png, 0o644); err != nil {
+	if err := writeChart(o.out, "scale.png", func() ([]byte, error) { return bench.ScaleChart(one, reps...) }); err != nil {
 		return err
 	}
 	if o.markdown == "" {
