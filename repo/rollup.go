@@ -198,9 +198,10 @@ func (r *Repo[T]) holds(rows []row, cfg writeConfig) []time.Time {
 		return nil
 	}
 	out := make([]time.Time, len(rows))
+	now := r.opts.Now()
 	for i, rw := range rows {
 		if ttl, _ := cfg.ttlOf(rw.v); ttl > 0 && (rw.v.ttl == 0 || ttl < rw.v.ttl) {
-			out[i] = r.opts.Now().Add(time.Duration(ttl)*time.Second + 2*r.opts.Schemes.ClockSkew + time.Second)
+			out[i] = now.Add(time.Duration(ttl)*time.Second + 2*r.opts.Schemes.ClockSkew + time.Second)
 		}
 	}
 	return out
@@ -212,16 +213,20 @@ func (s *rollupSet) marks(rows []row, now time.Time, holds []time.Time) []dirtyM
 	var out []dirtyMark
 	seen := map[string]int{} // into out
 	for ri, rw := range rows {
+		rollups := s.bySource[rw.v.spec.Name]
+		if len(rollups) == 0 {
+			continue
+		}
+		t, err := rw.v.spec.Kind.Time(rw.id)
+		if err != nil {
+			continue // placed rows have valid IDs
+		}
 		var hold time.Time
 		if holds != nil {
 			hold = holds[ri]
 		}
-		for _, i := range s.bySource[rw.v.spec.Name] {
+		for _, i := range rollups {
 			d := &s.all[i]
-			t, err := rw.v.spec.Kind.Time(rw.id)
-			if err != nil {
-				continue // placed rows have valid IDs
-			}
 			start := t.Truncate(d.spec.Every) // the epoch grid: Every divides a day
 			if start.Add(d.spec.Every).After(now) && hold.IsZero() {
 				continue // the interval is still open
