@@ -54,7 +54,7 @@ func fillHints(size, keys int) (*readHints, int64) {
 	h := newReadHints(size)
 	buf := make([]byte, 0, 64)
 	for i := range keys {
-		h.remember(cacheKey(buf, i), true)
+		h.remember(idOfBytes([]byte(cacheKey(buf, i))), true)
 	}
 	return h, heapBytes() - before
 }
@@ -78,7 +78,7 @@ func TestCacheMemoryBound(t *testing.T) {
 		{"hints", func(size, keys int) (int, int64) {
 			h, b := fillHints(size, keys)
 			defer runtime.KeepAlive(h)
-			return len(h.set), b
+			return h.len(), b
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,7 +112,7 @@ func BenchmarkCacheMemory(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			h, bytes := fillHints(millionKeys, millionKeys)
-			b.ReportMetric(float64(bytes)/float64(len(h.set)), "B/entry")
+			b.ReportMetric(float64(bytes)/float64(h.len()), "B/entry")
 		}
 	})
 }

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"math"
-	"sync"
 	"time"
 )
 
@@ -110,57 +109,40 @@ func (v *view) presenceTTL(rowTTL int) int {
 // entry is written once per process rather than once per item, and written
 // again when a row would outlive it (a late item for an old bucket, a longer
 // per-call TTL). It is bounded: when full it forgets the oldest entry, which
-// costs at most one more (idempotent) index write.
+// costs at most one more (idempotent) index write. Entries are remembered by
+// entryID (idcache.go).
 type presenceCache struct {
-	mu   sync.Mutex
-	set  map[string]int64
-	ring []string
-	next int
+	entries *fifoCache[int64]
 }
 
 func newPresenceCache(size int) *presenceCache {
-	return &presenceCache{set: make(map[string]int64, min(size, 1024)), ring: make([]string, size)}
+	return &presenceCache{entries: newFIFOCache[int64](size)}
 }
 
 func presenceEntry(view, partKey string) string { return view + "\x00" + partKey }
 
-// covers reports whether the cached entry lives at least until until. The
-// entry's name is joined in a buffer on the stack: indexed by
-// string(bytes), the map allocates no string for the lookup, where the
-// joined string was a new one on every check of a key of 32 bytes or more,
-// two allocations a Put of the chat views (issue 26).
-func (c *presenceCache) covers(view, partKey string, until int64) bool {
+// presenceID is the ID of view's entry partKey. The name is joined in a
+// buffer on the stack: asking the cache allocates nothing.
+func presenceID(view, partKey string) entryID {
 	var buf [96]byte
-	k := append(append(append(buf[:0], view...), 0), partKey...)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	exp, ok := c.set[string(k)]
+	return idOfBytes(append(append(append(buf[:0], view...), 0), partKey...))
+}
+
+// covers reports whether the cached entry lives at least until until.
+func (c *presenceCache) covers(view, partKey string, until int64) bool {
+	exp, ok := c.entries.get(presenceID(view, partKey))
 	return ok && exp >= until
 }
 
 // add records an entry written to live until expiry.
 func (c *presenceCache) add(view, partKey string, expiry int64) {
-	if len(c.ring) == 0 {
-		return
-	}
-	k := presenceEntry(view, partKey)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if exp, ok := c.set[k]; ok {
-		c.set[k] = max(exp, expiry)
-		return
-	}
-	if old := c.ring[c.next]; old != "" {
-		delete(c.set, old)
-	}
-	c.ring[c.next] = k
-	c.next = (c.next + 1) % len(c.ring)
-	c.set[k] = expiry
+	c.entries.update(presenceID(view, partKey), true, func(old int64, known bool) int64 {
+		if known {
+			return max(old, expiry)
+		}
+		return expiry
+	})
 }
 
 // len reports the number of entries remembered.
-func (c *presenceCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.set)
-}
+func (c *presenceCache) len() int { return c.entries.len() }

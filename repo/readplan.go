@@ -41,9 +41,9 @@ type readPlan struct {
 	proj     *projection // the bucket queries: of every column, or of q.Columns
 	// keepsHint says the page reads and keeps the key's read hint (a
 	// newest-first read of a bucketed view through the presence index);
-	// hintKey names the key among the hints.
+	// hintID names the key among the hints.
 	keepsHint bool
-	hintKey   string
+	hintID    entryID
 }
 
 // strategy is how a page picks the buckets it reads, in walk order.
@@ -95,7 +95,7 @@ func (r *Repo[T]) plan(q Query) (*walk[T], error) {
 // decide completes the plan with its strategy, when the walk starts.
 func (p *readPlan) decide(o *Options, hints *readHints) {
 	if p.keepsHint {
-		p.hintKey = string(p.q.Key.encode(append([]byte(p.v.spec.Name), 0)))
+		p.hintID = hintID(p.v.spec.Name, p.q.Key)
 	}
 	p.strategy = p.choose(o, hints)
 }
@@ -169,7 +169,7 @@ func (p *readPlan) choose(o *Options, hints *readHints) strategy {
 	case p.floored && p.head() < p.floor:
 		// The range lies wholly ahead of now: the index alone says where.
 		return readListed
-	case !p.keepsHint || !hints.dense(p.hintKey):
+	case !p.keepsHint || !hints.dense(p.hintID):
 		return readListed
 	case p.horizon-p.head() < maxAhead:
 		return readDenseRun

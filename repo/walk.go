@@ -47,7 +47,7 @@ func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 	if w.keepsHint {
 		// A key whose page filled from adjacent buckets reads from its newest
 		// bucket next time, without asking the index first.
-		w.r.hints.remember(w.hintKey, stop == StopFull && !w.gap)
+		w.r.hints.remember(w.hintID, stop == StopFull && !w.gap)
 	}
 	if m := w.r.opts.Metrics; m != nil {
 		m.ReadWalk(w.v.spec.Name, w.stats.Buckets, w.stats.EmptyBuckets, w.stats.Rows, w.stats.Queries)
