@@ -31,27 +31,43 @@ func idOfBytes(b []byte) entryID {
 
 // fifoCache maps entry IDs to values, bounded: when full, adding an entry
 // forgets the oldest one. Safe for concurrent use.
+//
+// The map is keyed by the ID's first hash (the runtime's fast path for
+// 64-bit keys: a map of [2]uint64 hashed and compared them through
+// function calls) and each slot checks the second. Two IDs whose first
+// hashes alone collide share a slot: asked for one, the cache finds the
+// other's check and answers "not remembered", and adding one forgets the
+// other; forgetting costs an entry at most one more write or request,
+// never a wrong answer.
 type fifoCache[V any] struct {
 	mu   sync.Mutex
-	set  map[entryID]V
-	ring []entryID // the IDs in the order added; ring[next] is the oldest once full
+	set  map[uint64]fifoSlot[V] // by the ID's first hash
+	ring []uint64               // the first hashes in the order added; ring[next] is the oldest once full
 	next int
 }
 
+// fifoSlot is a remembered ID's value, with the ID's second hash.
+type fifoSlot[V any] struct {
+	check uint64
+	v     V
+}
+
 func newFIFOCache[V any](size int) *fifoCache[V] {
-	return &fifoCache[V]{set: make(map[entryID]V, min(size, 1024)), ring: make([]entryID, size)}
+	return &fifoCache[V]{set: make(map[uint64]fifoSlot[V], min(size, 1024)), ring: make([]uint64, size)}
 }
 
 // get returns id's value and whether it is remembered.
 func (c *fifoCache[V]) get(id entryID) (V, bool) {
+	var zero V
 	if len(c.ring) == 0 {
-		var zero V
 		return zero, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v, ok := c.set[id]
-	return v, ok
+	if s, ok := c.set[id[0]]; ok && s.check == id[1] {
+		return s.v, true
+	}
+	return zero, false
 }
 
 // update sets id's value to merge(old, true) if it is remembered, else
@@ -63,20 +79,22 @@ func (c *fifoCache[V]) update(id entryID, add bool, merge func(old V, known bool
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.set[id]; ok {
-		c.set[id] = merge(old, true)
-		return
-	}
-	if !add {
-		return
-	}
-	if len(c.set) == len(c.ring) {
-		delete(c.set, c.ring[c.next])
-	}
-	c.ring[c.next] = id
-	c.next = (c.next + 1) % len(c.ring)
+	s, taken := c.set[id[0]]
 	var zero V
-	c.set[id] = merge(zero, false)
+	switch {
+	case taken && s.check == id[1]:
+		c.set[id[0]] = fifoSlot[V]{id[1], merge(s.v, true)}
+	case !add:
+	case taken: // another ID's slot, already in the ring: it is forgotten
+		c.set[id[0]] = fifoSlot[V]{id[1], merge(zero, false)}
+	default:
+		if len(c.set) == len(c.ring) {
+			delete(c.set, c.ring[c.next])
+		}
+		c.ring[c.next] = id[0]
+		c.next = (c.next + 1) % len(c.ring)
+		c.set[id[0]] = fifoSlot[V]{id[1], merge(zero, false)}
+	}
 }
 
 // len reports the number of entries remembered.
