@@ -47,6 +47,23 @@ func BenchmarkPartitionWriteSame(b *testing.B) {
 	}
 }
 
+// BenchmarkPartitionWriteRoundRobin writes 1,000 partitions in turn to a
+// sketch of 1,000 counters (the default), so they grow alike: the chat
+// benchmark's 1,000 authors.
+func BenchmarkPartitionWriteRoundRobin(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	keys := make([]string, 1000)
+	for i := range keys {
+		keys[i] = "author-" + strconv.Itoa(1_000_000+i) + "/20574"
+	}
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		m.PartitionWrite("messages_by_author", keys[i%len(keys)], 1, 200)
+		i++
+	}
+}
+
 // BenchmarkPartitionWriteDistinct writes a new partition every time, so the
 // full sketch evicts on every call (the key conversion is one of the allocs).
 func BenchmarkPartitionWriteDistinct(b *testing.B) {

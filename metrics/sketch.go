@@ -19,6 +19,16 @@ import (
 // are exact lower bounds of what the process wrote to the partition, so
 // thresholds never fire on inherited weight.
 //
+// The lightest counter, which an admission evicts, is found with a min-heap
+// kept lazily: a write adds to its counter and leaves the heap alone, and the
+// heap entry's weight, a copy taken when the entry was last placed, may fall
+// behind (weights only grow, so it is a lower bound). An admission into a
+// full sketch refreshes stale entries at the root until the root's is
+// current, and that root is then the lightest counter. Fixing the heap on
+// every write sank the written counter towards the leaves through a
+// pointer per level, ten cache misses a write at 1,000 counters when
+// partitions grow alike (issue 26: most of what metrics cost a Put).
+//
 // A sketch is not safe for concurrent use.
 type sketch struct {
 	capacity int
@@ -34,7 +44,6 @@ type counter struct {
 	err         float64 // weight inherited at admission
 	rows, bytes int64   // written since admission
 	reported    uint8   // threshold levels already reported (bits of level*)
-	index       int     // position in the heap
 }
 
 func newSketch(capacity int, rowsLimit, bytesLimit int64) *sketch {
@@ -58,7 +67,6 @@ func (s *sketch) add(key string, rows, bytes int64) *counter {
 	c.weight += w
 	c.rows += rows
 	c.bytes += bytes
-	s.byWeight.fix(c.index)
 	return c
 }
 
@@ -72,9 +80,9 @@ func (s *sketch) admit(key string) *counter {
 		s.byKey[key] = c
 		return c
 	}
-	c := s.byWeight[0]
+	c := s.byWeight.lightest()
 	delete(s.byKey, c.key)
-	*c = counter{key: key, weight: c.weight, err: c.weight, index: c.index}
+	*c = counter{key: key, weight: c.weight, err: c.weight}
 	s.byKey[key] = c
 	return c
 }
@@ -83,8 +91,8 @@ func (s *sketch) admit(key string) *counter {
 // admission (weight minus error), copied so the caller may keep them.
 func (s *sketch) top(n int) []counter {
 	all := make([]counter, 0, len(s.byWeight))
-	for _, c := range s.byWeight {
-		all = append(all, *c)
+	for _, e := range s.byWeight {
+		all = append(all, *e.c)
 	}
 	slices.SortFunc(all, func(a, b counter) int {
 		return cmp.Or(cmp.Compare(b.weight-b.err, a.weight-a.err), strings.Compare(a.key, b.key))
@@ -97,9 +105,9 @@ func (s *sketch) top(n int) []counter {
 func (s *sketch) largest(n int) (rows, bytes []int64) {
 	rows = make([]int64, 0, len(s.byWeight))
 	bytes = make([]int64, 0, len(s.byWeight))
-	for _, c := range s.byWeight {
-		rows = append(rows, c.rows)
-		bytes = append(bytes, c.bytes)
+	for _, e := range s.byWeight {
+		rows = append(rows, e.c.rows)
+		bytes = append(bytes, e.c.bytes)
 	}
 	desc := func(a, b int64) int { return cmp.Compare(b, a) }
 	slices.SortFunc(rows, desc)
@@ -109,24 +117,37 @@ func (s *sketch) largest(n int) (rows, bytes []int64) {
 
 func (s *sketch) len() int { return len(s.byWeight) }
 
-// counterHeap is a min-heap of counters by estimated weight. It is typed
-// rather than a container/heap.Interface: every write fixes one counter's
-// place, and the interface's dynamic calls for Less and Swap made that
-// the larger part of a write's cost in the sketch.
-type counterHeap []*counter
+// counterHeap is a min-heap of counters by the weight each entry recorded
+// when last placed: never more than the counter's own (see sketch). The
+// entries hold that weight by value, so ordering them reads the heap's own
+// array, not a counter per comparison. It is typed rather than a
+// container/heap.Interface, whose dynamic calls for Less and Swap cost more
+// than the comparisons.
+type counterHeap []heapEntry
+
+// heapEntry is a counter and its weight when it was last placed.
+type heapEntry struct {
+	weight float64
+	c      *counter
+}
 
 // push adds c and moves it to its place.
 func (h *counterHeap) push(c *counter) {
-	c.index = len(*h)
-	*h = append(*h, c)
-	h.up(c.index)
+	*h = append(*h, heapEntry{weight: c.weight, c: c})
+	h.up(len(*h) - 1)
 }
 
-// fix restores the heap order after the weight of the counter at i changed.
-func (h counterHeap) fix(i int) {
-	if !h.down(i) {
-		h.up(i)
+// lightest returns the counter of least weight, refreshing the stale
+// entries it meets at the root first. Each refresh raises an entry to its
+// counter's weight and sinks it, so the loop ends once the root is current,
+// and a current root weighs no more than any entry and so than any
+// counter. h must not be empty.
+func (h counterHeap) lightest() *counter {
+	for h[0].weight != h[0].c.weight {
+		h[0].weight = h[0].c.weight
+		h.down(0)
 	}
+	return h[0].c
 }
 
 func (h counterHeap) up(i int) {
@@ -135,33 +156,25 @@ func (h counterHeap) up(i int) {
 		if h[parent].weight <= h[i].weight {
 			return
 		}
-		h.swap(i, parent)
+		h[i], h[parent] = h[parent], h[i]
 		i = parent
 	}
 }
 
-// down sinks the counter at i below heavier children; it reports whether
-// the counter moved.
-func (h counterHeap) down(i int) bool {
-	start := i
+// down sinks the entry at i below lighter children.
+func (h counterHeap) down(i int) {
 	for {
 		least := 2*i + 1
 		if least >= len(h) {
-			break
+			return
 		}
 		if r := least + 1; r < len(h) && h[r].weight < h[least].weight {
 			least = r
 		}
 		if h[least].weight >= h[i].weight {
-			break
+			return
 		}
-		h.swap(i, least)
+		h[i], h[least] = h[least], h[i]
 		i = least
 	}
-	return i > start
-}
-
-func (h counterHeap) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
 }

@@ -101,15 +101,16 @@ func TestSketchGuarantees(t *testing.T) {
 
 func checkHeap(t *testing.T, s *sketch) {
 	t.Helper()
-	for i, c := range s.byWeight {
-		if c.index != i {
-			t.Fatalf("counter %s at %d records index %d", c.key, i, c.index)
-		}
+	for i, e := range s.byWeight {
+		c := e.c
 		if s.byKey[c.key] != c {
 			t.Fatalf("counter %s at %d is not the one indexed by its key", c.key, i)
 		}
+		if e.weight > c.weight {
+			t.Fatalf("entry of %s at %d records %v, more than its counter's %v", c.key, i, e.weight, c.weight)
+		}
 		for _, child := range []int{2*i + 1, 2*i + 2} {
-			if child < len(s.byWeight) && s.byWeight[child].weight < c.weight {
+			if child < len(s.byWeight) && s.byWeight[child].weight < e.weight {
 				t.Fatalf("heap order broken at %d", i)
 			}
 		}
@@ -128,4 +129,44 @@ func TestSketchDoesNotPinCallerStrings(t *testing.T) {
 	if unsafe.StringData(c.key) == unsafe.StringData(key) {
 		t.Error("the sketch keeps the caller's string, pinning its backing array")
 	}
+}
+
+// The heap is not fixed on every write (sketch.go): an admission into a
+// full sketch must still evict the counter of least weight now, not the
+// one that was lightest when the heap last moved.
+func TestSketchEvictsTheLightestAfterGrowth(t *testing.T) {
+	s := newSketch(3, 100, 1_000_000)
+	for _, k := range []string{"a", "b", "c"} {
+		s.add(k, 1, 0)
+	}
+	for range 100 {
+		s.add("a", 1, 0) // a was the root: now the heaviest
+	}
+	for range 50 {
+		s.add("b", 1, 0)
+	}
+	s.add("d", 1, 0)
+	if _, ok := s.byKey["c"]; ok {
+		t.Fatalf("c, the lightest, still tracked; tracked: %v", keys(s))
+	}
+	if d := s.byKey["d"]; d == nil || d.rows != 1 || d.err != 0.01 {
+		t.Fatalf("d = %+v, want 1 row and c's weight 0.01 as its error", d)
+	}
+	checkHeap(t, s)
+	for range 1000 {
+		s.add("b", 1, 0)
+	}
+	s.add("e", 1, 0) // d (0.02) is now the lightest: a weighs 1.01, b 10.51
+	if _, ok := s.byKey["d"]; ok {
+		t.Fatalf("d, the lightest, still tracked; tracked: %v", keys(s))
+	}
+	checkHeap(t, s)
+}
+
+func keys(s *sketch) []string {
+	var out []string
+	for k := range s.byKey {
+		out = append(out, k)
+	}
+	return out
 }
