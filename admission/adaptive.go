@@ -62,9 +62,9 @@ func (b *baseline) value() float64 {
 // which predicts waits.
 const holdWeight = 0.1
 
-// observe records one release (held that long, failed or not) and, at the
+// observe records one release at now (held that long, failed or not) and, at the
 // end of an adaptive window, moves the limit. Lock held.
-func (s *lane) observe(held time.Duration, failed bool) {
+func (s *lane) observe(now time.Time, held time.Duration, failed bool) {
 	sec := held.Seconds()
 	if !failed {
 		if s.hold == 0 {
@@ -77,7 +77,6 @@ func (s *lane) observe(held time.Duration, failed bool) {
 	if a == nil {
 		return
 	}
-	now := s.now()
 	if s.win.start.IsZero() {
 		s.win.start = now
 	}

@@ -576,12 +576,12 @@ func decrement(m map[uint64]int, k uint64) {
 }
 
 func (s *lane) release(p *Permit, err error) {
-	held := s.now().Sub(p.start)
+	now := s.now() // once: the hold, and the adaptive window's clock
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.put(p)
 	if !errors.Is(err, context.Canceled) {
-		s.observe(held, err != nil)
+		s.observe(now, now.Sub(p.start), err != nil)
 	}
 	s.dispatch()
 	s.report()
