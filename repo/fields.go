@@ -33,6 +33,7 @@ func (r *Repo[T]) indexFields() {
 	slotOf := map[string]int{}
 	r.fields = fieldSet{}
 	for _, v := range r.order {
+		v.idFrom = nil
 		if v.record {
 			continue
 		}
@@ -49,7 +50,23 @@ func (r *Repo[T]) indexFields() {
 			k := reflect.TypeFor[T]().FieldByIndex(v.colPaths[i]).Type.Kind()
 			v.derefs[i] = k == reflect.Pointer || k == reflect.Interface
 		}
+		v.idFrom = r.idSharedWith(v)
 	}
+}
+
+// idSharedWith is the first view before v whose ID is the same field of
+// the same kind: a row of v has that view's row's ID, decoded and checked
+// once (the chat views all take theirs from the message ID). Nil: none.
+func (r *Repo[T]) idSharedWith(v *view) *view {
+	for _, w := range r.order {
+		if w == v {
+			return nil
+		}
+		if !w.record && w.slots[w.idIdx] == v.slots[v.idIdx] && w.spec.Kind.String() == v.spec.Kind.String() {
+			return w
+		}
+	}
+	return nil
 }
 
 // load reads every field of iv once: boxed into vals and sized into facts,

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsbucket/tsbucket/bucket"
 	"github.com/tsbucket/tsbucket/internal/refmodel"
 )
 
@@ -57,4 +58,54 @@ func TestItemFieldsReadOnce(t *testing.T) {
 	if strict > perView-3-5 { // the three slices of binds, and at least five boxes fewer
 		t.Errorf("rowsOf: %.0f allocations, read per view %.0f", strict, perView)
 	}
+}
+
+// Views whose IDs are the same field of the same kind share one decoded
+// ID, and one bucket under the same scheme: every row's ID and bucket are
+// what the row would derive alone, and a view of another kind or another
+// scheme derives its own.
+func TestSharedIDAsDerivedAlone(t *testing.T) {
+	now := fixedNow
+	views := refmodel.ChatViews()
+	views[1].Scheme = mustFixedScheme(t, 24*time.Hour) // the author view: another width than the channel view's
+	r, err := New[refmodel.Message](tripwireSession(), "ks", views, Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range r.order {
+		if want := (i > 0); (v.idFrom == r.order[0]) != want {
+			t.Fatalf("view %s: idFrom %v, want the first view: %v", v.spec.Name, v.idFrom, want)
+		}
+	}
+	m := refmodel.Message{ChannelID: 5, MessageID: snowflakeFor(t, now), AuthorID: 9, Body: "body"}
+	rows, err := r.rowsOf(&m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rw := range rows {
+		alone := row{v: rw.v, item: rw.item}
+		if err := alone.identify(nil); err != nil {
+			t.Fatal(err)
+		}
+		if alone.id != rw.id || alone.bucket != rw.bucket {
+			t.Errorf("view %s: ID %v bucket %d, alone %v bucket %d", rw.v.spec.Name, rw.id, rw.bucket, alone.id, alone.bucket)
+		}
+	}
+	if rows[0].bucket == rows[1].bucket {
+		t.Fatalf("buckets %d and %d under widths of 10 days and 1 day", rows[0].bucket, rows[1].bucket)
+	}
+	r.order[2].spec.Kind = bucket.TwitterSnowflake()
+	r.indexFields()
+	if r.order[2].idFrom != nil {
+		t.Error("a view of another kind shares the first view's ID")
+	}
+}
+
+func mustFixedScheme(t *testing.T, width time.Duration) bucket.Scheme {
+	t.Helper()
+	s, err := bucket.Fixed(width, bucket.DiscordSnowflake().Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -112,7 +112,7 @@ func (r *Repo[T]) sourceNewest(ctx context.Context, v *view, key Key, cl gocql.C
 	if err != nil || len(src.Items) == 0 {
 		return row{}, false, err
 	}
-	back, err := r.rowOf(v, reflect.ValueOf(&src.Items[0]).Elem(), true, make(Key, len(v.spec.Key)), nil, nil)
+	back, err := r.rowOf(v, reflect.ValueOf(&src.Items[0]).Elem(), true, make(Key, len(v.spec.Key)), nil, nil, nil)
 	return back, err == nil, err
 }
 

@@ -239,7 +239,10 @@ func (r *Repo[T]) placedRows(ctx context.Context, item *T, cfg writeConfig) ([]r
 func (r *Repo[T]) checkFuture(rows []row, now time.Time) (time.Time, error) {
 	limit := now.Add(r.opts.Schemes.MaxFutureSkew)
 	var latest time.Time
-	for _, rw := range rows {
+	for i, rw := range rows {
+		if s := sameID(rows[:i], rw.v); s != nil {
+			continue // the same ID as a row checked already
+		}
 		at, err := rw.v.spec.Kind.Time(rw.id)
 		if err != nil {
 			return latest, fmt.Errorf("%w: %w", ErrBadID, err)

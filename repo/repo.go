@@ -79,6 +79,9 @@ type view struct {
 	// value the one it points to.
 	slots  []int
 	derefs []bool
+	// idFrom is an earlier view whose rows carry the same ID (the same
+	// field, the same kind: fields.go), nil if none.
+	idFrom *view
 }
 
 // scheme is the view's bucket scheme as currently known, with its history.

@@ -56,7 +56,7 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	}
 	for _, v := range r.order {
 		n := len(v.spec.Key)
-		rw, err := r.rowOf(v, iv, strict, keys[:n:n], fields, facts)
+		rw, err := r.rowOf(v, iv, strict, keys[:n:n], fields, facts, sameID(rows, v))
 		keys = keys[n:]
 		if err != nil && !strict && !v.idInKey {
 			// Loosely, an unset ID of a view not keyed by it (only the
@@ -71,25 +71,29 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	return rows, nil
 }
 
-// rowOf derives the row of iv in v, its key in key (len(v.spec.Key) values),
-// from fields and facts (fieldSet.load; nil: read from iv). Two
-// parameters, not one struct: the row keeps fields, and a struct holding
-// both would have taken facts off the stack with it.
-func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key, fields []any, facts []fieldFacts) (row, error) {
-	rw := row{v: v, item: iv, fields: fields}
-	idv := v.col(iv, v.idIdx)
-	if !idv.IsValid() {
-		return rw, fmt.Errorf("%w: no value for %s", ErrBadID, v.spec.ID.Name)
+// sameID is the row already derived (in rows) whose ID v's row shares
+// (view.idFrom), or nil.
+func sameID(rows []row, v *view) *row {
+	if v.idFrom == nil {
+		return nil
 	}
-	id, err := idFromValue(v.spec.Kind, idv)
-	if err != nil {
-		return rw, err
-	}
-	rw.id = id
-	if v.spec.Bucketed() {
-		if rw.bucket, err = v.scheme().OfID(v.spec.Kind, id); err != nil {
-			return rw, fmt.Errorf("%w: %w", ErrBadID, err)
+	for i := range rows {
+		if rows[i].v == v.idFrom && !rows[i].unset {
+			return &rows[i]
 		}
+	}
+	return nil
+}
+
+// rowOf derives the row of iv in v, its key in key (len(v.spec.Key) values),
+// from fields and facts (fieldSet.load; nil: read from iv), with the ID
+// (and the bucket, under the same scheme) of same when it is not nil.
+// Two parameters, not one struct: the row keeps fields, and a struct
+// holding both would have taken facts off the stack with it.
+func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key, fields []any, facts []fieldFacts, same *row) (row, error) {
+	rw := row{v: v, item: iv, fields: fields}
+	if err := rw.identify(same); err != nil {
+		return rw, err
 	}
 	rw.key = key
 	for i := range rw.key {
@@ -98,11 +102,48 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key, fields 
 	if err := rw.key.validate(v.spec.Key); err != nil && strict {
 		return rw, err
 	}
-	if rw.bytes, err = r.payload(v, iv, facts); err != nil {
+	bytes, err := r.payload(v, iv, facts)
+	if err != nil {
 		return rw, err
 	}
+	rw.bytes = bytes
 	rw.place()
 	return rw, nil
+}
+
+// identify sets the row's ID and bucket: those of same, a row of the
+// same ID (sameID), when it has them, else read and checked.
+func (rw *row) identify(same *row) error {
+	v := rw.v
+	if same != nil {
+		rw.id = same.id
+		if !v.spec.Bucketed() {
+			return nil
+		}
+		if sch := v.scheme(); same.v.spec.Bucketed() && sch == same.v.scheme() {
+			rw.bucket = same.bucket
+			return nil
+		}
+	} else {
+		idv := v.col(rw.item, v.idIdx)
+		if !idv.IsValid() {
+			return fmt.Errorf("%w: no value for %s", ErrBadID, v.spec.ID.Name)
+		}
+		id, err := idFromValue(v.spec.Kind, idv)
+		if err != nil {
+			return err
+		}
+		rw.id = id
+		if !v.spec.Bucketed() {
+			return nil
+		}
+	}
+	b, err := v.scheme().OfID(v.spec.Kind, rw.id)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadID, err)
+	}
+	rw.bucket = b
+	return nil
 }
 
 // payload is the estimated size of item iv's columns in v, or
