@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"hash/maphash"
 	"slices"
 	"strings"
 )
@@ -32,14 +33,28 @@ import (
 // A sketch is not safe for concurrent use.
 type sketch struct {
 	capacity int
-	rowUnit  float64 // 1/rowsLimit
-	byteUnit float64 // 1/bytesLimit
-	byKey    map[string]*counter
+	rowUnit  float64             // 1/rowsLimit
+	byteUnit float64             // 1/bytesLimit
+	byKey    map[uint64]*counter // by the key's first hash (keyHashes)
 	byWeight counterHeap
+}
+
+// keySeeds seed the two hashes of a partition key, per process.
+var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// keyHashes are the hashes a counter is found by: the first indexes
+// byKey, the second is checked in the counter. A map of strings cost every
+// write the map's slot and then the key's bytes elsewhere in memory, one
+// cache miss more than the counter the write updates anyway (issue 26:
+// the larger part of what metrics cost a Put on a loaded machine). Two
+// keys share both hashes with probability 2^-128.
+func keyHashes(key string) (hash, check uint64) {
+	return maphash.String(keySeeds[0], key), maphash.String(keySeeds[1], key)
 }
 
 type counter struct {
 	key         string
+	hash, check uint64  // keyHashes(key)
 	weight      float64 // estimated weight: inherited error + weight since admission
 	err         float64 // weight inherited at admission
 	rows, bytes int64   // written since admission
@@ -51,7 +66,7 @@ func newSketch(capacity int, rowsLimit, bytesLimit int64) *sketch {
 		capacity: capacity,
 		rowUnit:  1 / float64(rowsLimit),
 		byteUnit: 1 / float64(bytesLimit),
-		byKey:    make(map[string]*counter, capacity),
+		byKey:    make(map[uint64]*counter, capacity),
 		byWeight: make(counterHeap, 0, capacity),
 	}
 }
@@ -60,9 +75,15 @@ func newSketch(capacity int, rowsLimit, bytesLimit int64) *sketch {
 // until the next call.
 func (s *sketch) add(key string, rows, bytes int64) *counter {
 	w := float64(rows)*s.rowUnit + float64(bytes)*s.byteUnit
-	c, ok := s.byKey[key]
-	if !ok {
-		c = s.admit(key)
+	h, check := keyHashes(key)
+	c, ok := s.byKey[h]
+	switch {
+	case !ok:
+		c = s.admit(key, h, check)
+	case c.check != check:
+		// Another key with the same first hash gives its counter up, as
+		// an evicted one would: the weight stays, as error.
+		*c = counter{key: strings.Clone(key), hash: h, check: check, weight: c.weight, err: c.weight}
 	}
 	c.weight += w
 	c.rows += rows
@@ -70,21 +91,31 @@ func (s *sketch) add(key string, rows, bytes int64) *counter {
 	return c
 }
 
-// admit returns a fresh counter for key, evicting the lightest one when full.
-func (s *sketch) admit(key string) *counter {
+// admit returns a fresh counter for key (of hashes h and check), evicting
+// the lightest one when full.
+func (s *sketch) admit(key string, h, check uint64) *counter {
 	// Clone so the sketch never pins a larger buffer the key was cut from.
 	key = strings.Clone(key)
 	if len(s.byWeight) < s.capacity {
-		c := &counter{key: key}
+		c := &counter{key: key, hash: h, check: check}
 		s.byWeight.push(c)
-		s.byKey[key] = c
+		s.byKey[h] = c
 		return c
 	}
 	c := s.byWeight.lightest()
-	delete(s.byKey, c.key)
-	*c = counter{key: key, weight: c.weight, err: c.weight}
-	s.byKey[key] = c
+	delete(s.byKey, c.hash)
+	*c = counter{key: key, hash: h, check: check, weight: c.weight, err: c.weight}
+	s.byKey[h] = c
 	return c
+}
+
+// counterOf is key's counter, or nil when it has none.
+func (s *sketch) counterOf(key string) *counter {
+	h, check := keyHashes(key)
+	if c := s.byKey[h]; c != nil && c.check == check {
+		return c
+	}
+	return nil
 }
 
 // top returns up to n counters, heaviest first by what was counted since

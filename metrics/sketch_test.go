@@ -78,7 +78,8 @@ func TestSketchGuarantees(t *testing.T) {
 	checkHeap(t, s)
 	for key, tr := range exact {
 		trueWeight := float64(tr.rows)/rowsLimit + float64(tr.bytes)/bytesLimit
-		c, tracked := s.byKey[key]
+		c := s.counterOf(key)
+		tracked := c != nil
 		if !tracked {
 			if trueWeight > total/capacity {
 				t.Errorf("%s (weight %.3f > total/capacity %.3f) is not tracked", key, trueWeight, total/capacity)
@@ -103,7 +104,7 @@ func checkHeap(t *testing.T, s *sketch) {
 	t.Helper()
 	for i, e := range s.byWeight {
 		c := e.c
-		if s.byKey[c.key] != c {
+		if s.counterOf(c.key) != c {
 			t.Fatalf("counter %s at %d is not the one indexed by its key", c.key, i)
 		}
 		if e.weight > c.weight {
@@ -122,7 +123,7 @@ func TestSketchDoesNotPinCallerStrings(t *testing.T) {
 	line := "partition-key and a long payload the key was sliced from"
 	key := line[:13]
 	s.add(key, 1, 1)
-	c := s.byKey[key]
+	c := s.counterOf(key)
 	if c == nil {
 		t.Fatal("key not tracked")
 	}
@@ -146,10 +147,10 @@ func TestSketchEvictsTheLightestAfterGrowth(t *testing.T) {
 		s.add("b", 1, 0)
 	}
 	s.add("d", 1, 0)
-	if _, ok := s.byKey["c"]; ok {
+	if s.counterOf("c") != nil {
 		t.Fatalf("c, the lightest, still tracked; tracked: %v", keys(s))
 	}
-	if d := s.byKey["d"]; d == nil || d.rows != 1 || d.err != 0.01 {
+	if d := s.counterOf("d"); d == nil || d.rows != 1 || d.err != 0.01 {
 		t.Fatalf("d = %+v, want 1 row and c's weight 0.01 as its error", d)
 	}
 	checkHeap(t, s)
@@ -157,7 +158,7 @@ func TestSketchEvictsTheLightestAfterGrowth(t *testing.T) {
 		s.add("b", 1, 0)
 	}
 	s.add("e", 1, 0) // d (0.02) is now the lightest: a weighs 1.01, b 10.51
-	if _, ok := s.byKey["d"]; ok {
+	if s.counterOf("d") != nil {
 		t.Fatalf("d, the lightest, still tracked; tracked: %v", keys(s))
 	}
 	checkHeap(t, s)
@@ -165,8 +166,27 @@ func TestSketchEvictsTheLightestAfterGrowth(t *testing.T) {
 
 func keys(s *sketch) []string {
 	var out []string
-	for k := range s.byKey {
-		out = append(out, k)
+	for _, c := range s.byKey {
+		out = append(out, c.key)
 	}
 	return out
+}
+
+// A key whose first hash is another key's takes that key's counter over,
+// as an admission into a full sketch would: the weight stays as error, and
+// rows and bytes count from the takeover (they stay lower bounds).
+func TestSketchFirstHashCollision(t *testing.T) {
+	s := newSketch(4, 100, 1_000_000)
+	s.add("a", 5, 0)
+	c := s.counterOf("a")
+	c.check ^= 1 // the counter now stands for another key of a's first hash
+	if s.counterOf("a") != nil {
+		t.Fatal("a found by its first hash alone")
+	}
+	s.add("a", 2, 0)
+	got := s.counterOf("a")
+	if got != c || got.rows != 2 || got.err != 0.05 || got.weight != 0.07 || s.len() != 1 {
+		t.Fatalf("after the takeover: %+v, %d counters; want a's counter, 2 rows, error 0.05, weight 0.07, 1 counter", got, s.len())
+	}
+	checkHeap(t, s)
 }
