@@ -117,3 +117,28 @@ func BenchmarkCacheMemory(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCacheGC times a full garbage collection with the presence cache
+// and the read hints empty, and then full at their default sizes (100,000
+// entries each): what the caches add to every collection of the process,
+// whoever's garbage triggered it.
+func BenchmarkCacheGC(b *testing.B) {
+	const size = 100_000
+	b.Run("empty", func(b *testing.B) {
+		c, h := newPresenceCache(size), newReadHints(size)
+		for b.Loop() {
+			runtime.GC()
+		}
+		runtime.KeepAlive(c)
+		runtime.KeepAlive(h)
+	})
+	b.Run("full", func(b *testing.B) {
+		c, _ := fillPresence(size, size)
+		h, _ := fillHints(size, size)
+		for b.Loop() {
+			runtime.GC()
+		}
+		runtime.KeepAlive(c)
+		runtime.KeepAlive(h)
+	})
+}
