@@ -83,6 +83,10 @@ type Variant struct {
 	// over the measured blocks per op, in microseconds: the client's cost
 	// even where the server bounds throughput.
 	CPUPerOp float64 `json:"cpu_us_per_op"`
+	// GCPerOp is the garbage collector's share of CPUPerOp, as the runtime
+	// estimates it: a collection is the process's, charged to the block it
+	// happened in, so it weighs the live heap of every variant alike.
+	GCPerOp float64 `json:"gc_cpu_us_per_op"`
 	// MaxQueries is the most requests one round sent (hot key).
 	MaxQueries int64 `json:"max_queries_per_round,omitempty"`
 }

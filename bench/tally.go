@@ -37,6 +37,7 @@ type tally struct {
 	mallocs uint64
 	bytes   uint64
 	cpu     time.Duration // process CPU over the measured blocks
+	gc      time.Duration // the collector's share of it (gcCPU)
 }
 
 // block is one measured run of a variant: the latencies of its operations,
@@ -55,11 +56,11 @@ func (t *tally) measure(fn func() (block, error)) error {
 	var before, after runtime.MemStats
 	q0 := t.queries()
 	runtime.ReadMemStats(&before)
-	cpu0 := processCPU()
+	cpu0, gc0 := processCPU(), gcCPU()
 	start := time.Now()
 	b, err := fn()
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
+	cpu, gc := processCPU()-cpu0, gcCPU()-gc0
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return err
@@ -77,6 +78,7 @@ func (t *tally) measure(fn func() (block, error)) error {
 	t.mallocs += after.Mallocs - before.Mallocs
 	t.bytes += after.TotalAlloc - before.TotalAlloc
 	t.cpu += cpu
+	t.gc += gc
 	return nil
 }
 
@@ -88,6 +90,7 @@ func (t *tally) variant() Variant {
 		v.AllocsPerOp = round3(float64(t.mallocs) / float64(t.ops))
 		v.BytesPerOp = round3(float64(t.bytes) / float64(t.ops))
 		v.CPUPerOp = round3(float64(t.cpu.Microseconds()) / float64(t.ops))
+		v.GCPerOp = round3(float64(t.gc.Microseconds()) / float64(t.ops))
 	}
 	if t.elapsed > 0 {
 		v.Throughput = round3(float64(t.ops) / t.elapsed.Seconds())
