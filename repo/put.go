@@ -222,7 +222,7 @@ func (r *Repo[T]) placedRows(ctx context.Context, item *T, cfg writeConfig) ([]r
 	if err != nil {
 		return nil, err
 	}
-	reloaded, err := r.current(ctx, latest)
+	reloaded, err := r.currentAt(ctx, latest, cfg.clock)
 	if err != nil || !reloaded {
 		return rows, err
 	}

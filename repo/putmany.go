@@ -25,7 +25,7 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 	if err != nil {
 		return err
 	}
-	reloaded, err := r.current(ctx, latest)
+	reloaded, err := r.currentAt(ctx, latest, cfg.clock)
 	if err == nil && reloaded {
 		rows, _, err = r.rowsOfMany(ctx, items, cfg)
 	}

@@ -60,12 +60,17 @@ func (s *schemeReload) state() reloadState {
 // copy still cannot be proven current. reloaded reports a copy changed
 // since the caller may have derived rows with it: derive them again.
 func (r *Repo[T]) current(ctx context.Context, upTo time.Time) (reloaded bool, err error) {
+	return r.currentAt(ctx, upTo, r.opts.Now())
+}
+
+// currentAt is current for a request that read the repository clock at now
+// already (a write's writeConfig): one clock reading fewer a write.
+func (r *Repo[T]) currentAt(ctx context.Context, upTo, now time.Time) (reloaded bool, err error) {
 	s := &r.schemes
 	if !s.enabled {
 		return false, nil
 	}
 	st := s.state()
-	now := r.opts.Now()
 	if upTo.Before(st.validUntil) {
 		if r.refreshDue(st, now) {
 			select {
