@@ -27,7 +27,7 @@ import (
 // full sketch refreshes stale entries at the root until the root's is
 // current, and that root is then the lightest counter. Fixing the heap on
 // every write sank the written counter towards the leaves through a
-// pointer per level, ten cache misses a write at 1,000 counters when
+// pointer per level, up to ten a write at 1,000 counters when
 // partitions grow alike (issue 26: most of what metrics cost a Put).
 //
 // A sketch is not safe for concurrent use.
