@@ -28,7 +28,8 @@ import (
 // current, and that root is then the lightest counter. Fixing the heap on
 // every write sank the written counter towards the leaves through a
 // pointer per level, up to ten a write at 1,000 counters when
-// partitions grow alike (issue 26: most of what metrics cost a Put).
+// partitions grow alike (issue 26: the sketch was most of what metrics
+// cost a Put).
 //
 // A sketch is not safe for concurrent use.
 type sketch struct {
