@@ -110,15 +110,6 @@ func (s *sketch) admit(key string, h, check uint64) *counter {
 	return c
 }
 
-// counterOf is key's counter, or nil when it has none.
-func (s *sketch) counterOf(key string) *counter {
-	h, check := keyHashes(key)
-	if c := s.byKey[h]; c != nil && c.check == check {
-		return c
-	}
-	return nil
-}
-
 // top returns up to n counters, heaviest first by what was counted since
 // admission (weight minus error), copied so the caller may keep them.
 func (s *sketch) top(n int) []counter {

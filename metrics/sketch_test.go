@@ -164,6 +164,15 @@ func TestSketchEvictsTheLightestAfterGrowth(t *testing.T) {
 	checkHeap(t, s)
 }
 
+// counterOf is key's counter, or nil when the sketch has none.
+func (s *sketch) counterOf(key string) *counter {
+	h, check := keyHashes(key)
+	if c := s.byKey[h]; c != nil && c.check == check {
+		return c
+	}
+	return nil
+}
+
 func keys(s *sketch) []string {
 	var out []string
 	for _, c := range s.byKey {
