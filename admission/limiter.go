@@ -37,7 +37,7 @@ func New(cfg Config) (*Limiter, error) {
 	l := &Limiter{now: now}
 	for i, lc := range []LaneConfig{cfg.Read, cfg.Write} {
 		ln := &lane{id: Lane(i), name: Lane(i).String(), obs: cfg.Observer, now: now,
-			parts: map[uint64]int{}, partWait: map[uint64]int{}}
+			parts: newPartTable()}
 		ln.configure(lc.withDefaults())
 		ln.publish()
 		if ln.obs != nil { // every figure of the lane, before any call
@@ -289,11 +289,10 @@ type lane struct {
 	limit    int
 	flimit   float64 // the adaptive limit before rounding
 	inFlight int
-	queued   int            // statements waiting
-	waiters  list.List      // of *waiter, oldest first
-	parts    map[uint64]int // calls in flight per partition
-	partWait map[uint64]int // calls waiting per partition
-	hold     float64        // EWMA of the seconds a permit is held
+	queued   int       // statements waiting
+	waiters  list.List // of *waiter, oldest first
+	parts    partTable // calls in flight and waiting per partition
+	hold     float64   // EWMA of the seconds a permit is held
 	admitted uint64
 	shed     uint64
 	reported [3]int // in flight, queued, limit as last reported
@@ -345,7 +344,7 @@ func (s *lane) fits(n int) bool {
 func (s *lane) partsFree(parts []uint64) bool {
 	pl := s.partLimit()
 	for _, p := range parts {
-		if s.parts[p] >= pl {
+		if int(s.parts.get(p).inFlight) >= pl {
 			return false
 		}
 	}
@@ -356,7 +355,7 @@ func (s *lane) partsFree(parts []uint64) bool {
 func (s *lane) grant(n int, parts []uint64) {
 	s.inFlight += n
 	for _, p := range parts {
-		s.parts[p]++
+		s.parts.add(p, 1, 0)
 	}
 	s.admitted++
 	s.win.busy = max(s.win.busy, s.inFlight)
@@ -443,7 +442,7 @@ func (s *lane) enqueue(n int, parts []uint64) *waiter {
 	w.elem = s.waiters.PushBack(w)
 	s.queued += n
 	for _, p := range parts {
-		s.partWait[p]++
+		s.parts.add(p, 0, 1)
 	}
 	// Waiters held back by their partitions alone do not hold this one.
 	s.dispatch()
@@ -508,7 +507,7 @@ func (s *lane) overload(scope string, limit int, reason string) *OverloadError {
 func (s *lane) partsQueueable(parts []uint64) bool {
 	pl := s.partLimit()
 	for _, p := range parts {
-		if s.partWait[p] >= pl {
+		if int(s.parts.get(p).waiting) >= pl {
 			return false
 		}
 	}
@@ -533,7 +532,7 @@ func (s *lane) dequeue(w *waiter) {
 	s.waiters.Remove(w.elem)
 	s.queued -= w.n
 	for _, p := range w.parts {
-		decrement(s.partWait, p)
+		s.parts.add(p, 0, -1)
 	}
 }
 
@@ -560,18 +559,7 @@ func (s *lane) dispatch() {
 func (s *lane) put(p *Permit) {
 	s.inFlight -= p.n
 	for _, q := range p.parts {
-		decrement(s.parts, q)
-	}
-}
-
-// decrement takes one from m[k], deleting it at zero: a lookup and one
-// write (the decrement in place, then its check, then the delete were
-// three map operations for every partition of every release).
-func decrement(m map[uint64]int, k uint64) {
-	if n := m[k] - 1; n > 0 {
-		m[k] = n
-	} else {
-		delete(m, k)
+		s.parts.add(q, -1, 0)
 	}
 }
 
