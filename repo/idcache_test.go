@@ -1,6 +1,9 @@
 package repo
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // Two IDs whose first hashes collide share a slot: neither is ever taken
 // for the other (the second hash is checked), adding one forgets the
@@ -36,5 +39,60 @@ func TestFIFOCacheFirstHashCollision(t *testing.T) {
 	}
 	if _, ok := c.get(other); !ok {
 		t.Fatal("a newer entry was forgotten")
+	}
+}
+
+// TestFIFOCacheModel runs random asks and updates against a plain model of
+// the cache's rules: remembered by first hash, confirmed by the second,
+// the oldest first hash forgotten when full. First hashes are drawn from a
+// few values sharing their low bits (and 0, which the cache takes as 1),
+// so probe runs collide, wrap and are shifted back as entries are
+// forgotten, and the table grows several times.
+func TestFIFOCacheModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, size := range []int{1, 3, 50, 700} {
+		c := newFIFOCache[int64](size)
+		type entry struct{ check, v uint64 }
+		model := map[uint64]entry{}
+		var order []uint64 // first hashes, oldest first
+		ids := make([]entryID, 3*size+4)
+		for i := range ids {
+			first := uint64(rng.IntN(2*size+2)) << 6 // share the low bits
+			ids[i] = entryID{first, uint64(rng.IntN(2))}
+		}
+		for step := range 5000 {
+			id := ids[rng.IntN(len(ids))]
+			key, add, val := max(id[0], 1), rng.IntN(3) > 0, uint64(step)
+			c.update(id, add, func(old int64, known bool) int64 {
+				if known {
+					return old + 1
+				}
+				return int64(val)
+			})
+			switch e, ok := model[key]; {
+			case ok && e.check == id[1]:
+				model[key] = entry{e.check, e.v + 1}
+			case !add:
+			case ok:
+				model[key] = entry{id[1], val}
+			default:
+				if len(order) == size {
+					delete(model, order[0])
+					order = order[1:]
+				}
+				model[key] = entry{id[1], val}
+				order = append(order, key)
+			}
+			if c.len() != len(model) {
+				t.Fatalf("size %d, step %d: %d entries, want %d", size, step, c.len(), len(model))
+			}
+			for _, id := range ids {
+				got, ok := c.get(id)
+				e, known := model[max(id[0], 1)]
+				if want := known && e.check == id[1]; ok != want || (ok && uint64(got) != e.v) {
+					t.Fatalf("size %d, step %d: id %v = %d, %v; want %d, %v", size, step, id, got, ok, e.v, want)
+				}
+			}
+		}
 	}
 }
