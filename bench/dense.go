@@ -71,7 +71,7 @@ func (e *env) dense(ctx context.Context) (Scenario, error) {
 	bl := &tally{name: nameBaseline, baseline: true, queries: e.baseCount.load}
 	run := func(t *tally, op func(context.Context) error) func() error {
 		return func() error {
-			return t.measure(func() (block, error) {
+			return t.measure(ctx, func() (block, error) {
 				lat, err := openLoop(ctx, c.DenseRate, c.DenseOps, 32, op)
 				return block{lat: lat}, err
 			})

@@ -1,9 +1,12 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -120,7 +123,7 @@ func TestTallyMeasure(t *testing.T) {
 	tl := &tally{name: "x", queries: sent.Load}
 	var sink [][]byte
 	for range 2 {
-		err := tl.measure(func() (block, error) {
+		err := tl.measure(context.Background(), func() (block, error) {
 			sent.Add(6)
 			for range 100 {
 				sink = append(sink, make([]byte, 64))
@@ -142,5 +145,28 @@ func TestTallyMeasure(t *testing.T) {
 	}
 	if len(sink) != 200 {
 		t.Fatal("sink")
+	}
+}
+
+// TestMeasureLabelsVariant: the goroutines a measured block starts carry
+// its variant's profiler label, with the labels of the context measure
+// was given, so a CPU profile can be split by variant.
+func TestMeasureLabelsVariant(t *testing.T) {
+	tl := &tally{name: "labelled variant", queries: func() int64 { return 0 }}
+	ctx := pprof.WithLabels(context.Background(), pprof.Labels("step", "labelled step"))
+	var profile bytes.Buffer
+	err := tl.measure(ctx, func() (block, error) {
+		started, release := make(chan struct{}), make(chan struct{})
+		go func() { close(started); <-release }()
+		<-started
+		err := pprof.Lookup("goroutine").WriteTo(&profile, 1)
+		close(release)
+		return block{lat: []time.Duration{time.Millisecond}}, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"step":"labelled step", "variant":"labelled variant"`; !strings.Contains(profile.String(), want) {
+		t.Fatalf("no goroutine labelled %s in the goroutine profile:\n%s", want, profile.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,7 +48,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			continue
 		}
 		t := time.Now()
-		ss, err := st.run(ctx)
+		var ss []Scenario
+		var err error
+		pprof.Do(ctx, pprof.Labels("step", st.name), func(ctx context.Context) { ss, err = st.run(ctx) })
 		if err != nil {
 			return Report{}, fmt.Errorf("bench: scenario %s: %w", st.name, err)
 		}

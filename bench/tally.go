@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"runtime"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -52,13 +53,21 @@ type block struct {
 // measure runs fn and adds its block, the requests it sent, and the heap
 // allocations and process CPU time spent meanwhile (by every goroutine, the
 // driver's and the collector's included) to t.
-func (t *tally) measure(fn func() (block, error)) error {
+//
+// fn runs with the profiler label variant=t.name added to ctx's (run labels
+// each step with step=its name), and the goroutines it starts inherit them:
+// in a -cpuprofile, go tool pprof -tagfocus 'variant=^tsbucket$' shows the
+// work of one variant's calls alone. The driver's connection goroutines and
+// the collector's workers carry no label: what the variants share.
+func (t *tally) measure(ctx context.Context, fn func() (block, error)) error {
 	var before, after runtime.MemStats
 	q0 := t.queries()
 	runtime.ReadMemStats(&before)
 	cpu0, gc0 := processCPU(), gcCPU()
 	start := time.Now()
-	b, err := fn()
+	var b block
+	var err error
+	pprof.Do(ctx, pprof.Labels("variant", t.name), func(context.Context) { b, err = fn() })
 	elapsed := time.Since(start)
 	cpu, gc := processCPU()-cpu0, gcCPU()-gc0
 	runtime.ReadMemStats(&after)

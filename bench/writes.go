@@ -224,7 +224,7 @@ func (e *env) writeScenario(ctx context.Context, id, title string, workers, perC
 	runs := make([]func() error, len(vs))
 	for i, v := range vs {
 		runs[i] = func() error {
-			return v.t.measure(func() (block, error) {
+			return v.t.measure(ctx, func() (block, error) {
 				lat, elapsed, err := closedLoop(ctx, workers, e.cfg.WriteBlock, v.op)
 				return block{lat: lat, ops: len(lat) * perCall, elapsed: elapsed}, err
 			})
