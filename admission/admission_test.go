@@ -28,8 +28,8 @@ func drained(t *testing.T, l *Limiter, ln Lane) {
 	s := l.lanes[ln]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.parts.len() != 0 || s.waiters.Len() != 0 {
-		t.Fatalf("%s lane keeps %d partitions, %d waiters", ln, s.parts.len(), s.waiters.Len())
+	if s.parts.Len() != 0 || s.waiters.Len() != 0 {
+		t.Fatalf("%s lane keeps %d partitions, %d waiters", ln, s.parts.Len(), s.waiters.Len())
 	}
 }
 

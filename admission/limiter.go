@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tsbucket/tsbucket/internal/hashtab"
 )
 
 // Limiter admits calls to a cluster. One Limiter belongs to one session:
@@ -36,8 +38,7 @@ func New(cfg Config) (*Limiter, error) {
 	}
 	l := &Limiter{now: now}
 	for i, lc := range []LaneConfig{cfg.Read, cfg.Write} {
-		ln := &lane{id: Lane(i), name: Lane(i).String(), obs: cfg.Observer, now: now,
-			parts: newPartTable()}
+		ln := &lane{id: Lane(i), name: Lane(i).String(), obs: cfg.Observer, now: now}
 		ln.configure(lc.withDefaults())
 		ln.publish()
 		if ln.obs != nil { // every figure of the lane, before any call
@@ -289,10 +290,10 @@ type lane struct {
 	limit    int
 	flimit   float64 // the adaptive limit before rounding
 	inFlight int
-	queued   int       // statements waiting
-	waiters  list.List // of *waiter, oldest first
-	parts    partTable // calls in flight and waiting per partition
-	hold     float64   // EWMA of the seconds a permit is held
+	queued   int                       // statements waiting
+	waiters  list.List                 // of *waiter, oldest first
+	parts    hashtab.Table[partCounts] // by partition (PartitionOf)
+	hold     float64                   // EWMA of the seconds a permit is held
 	admitted uint64
 	shed     uint64
 	reported [3]int // in flight, queued, limit as last reported
@@ -344,7 +345,7 @@ func (s *lane) fits(n int) bool {
 func (s *lane) partsFree(parts []uint64) bool {
 	pl := s.partLimit()
 	for _, p := range parts {
-		if int(s.parts.get(p).inFlight) >= pl {
+		if c := s.parts.Get(p); c != nil && int(c.inFlight) >= pl {
 			return false
 		}
 	}
@@ -355,7 +356,7 @@ func (s *lane) partsFree(parts []uint64) bool {
 func (s *lane) grant(n int, parts []uint64) {
 	s.inFlight += n
 	for _, p := range parts {
-		s.parts.add(p, 1, 0)
+		s.count(p, 1, 0)
 	}
 	s.admitted++
 	s.win.busy = max(s.win.busy, s.inFlight)
@@ -442,7 +443,7 @@ func (s *lane) enqueue(n int, parts []uint64) *waiter {
 	w.elem = s.waiters.PushBack(w)
 	s.queued += n
 	for _, p := range parts {
-		s.parts.add(p, 0, 1)
+		s.count(p, 0, 1)
 	}
 	// Waiters held back by their partitions alone do not hold this one.
 	s.dispatch()
@@ -507,7 +508,7 @@ func (s *lane) overload(scope string, limit int, reason string) *OverloadError {
 func (s *lane) partsQueueable(parts []uint64) bool {
 	pl := s.partLimit()
 	for _, p := range parts {
-		if int(s.parts.get(p).waiting) >= pl {
+		if c := s.parts.Get(p); c != nil && int(c.waiting) >= pl {
 			return false
 		}
 	}
@@ -532,7 +533,7 @@ func (s *lane) dequeue(w *waiter) {
 	s.waiters.Remove(w.elem)
 	s.queued -= w.n
 	for _, p := range w.parts {
-		s.parts.add(p, 0, -1)
+		s.count(p, 0, -1)
 	}
 }
 
@@ -559,7 +560,25 @@ func (s *lane) dispatch() {
 func (s *lane) put(p *Permit) {
 	s.inFlight -= p.n
 	for _, q := range p.parts {
-		s.parts.add(q, -1, 0)
+		s.count(q, -1, 0)
+	}
+}
+
+// partCounts are one partition's calls in flight and waiting in a lane.
+// They sit in a hashtab.Table, one 16-byte slot a partition: every write
+// asks and changes the counts of each of its partitions under the lane's
+// lock, and two Go maps (in flight, waiting) cost it three to four map
+// operations a partition, inserts and deletes churning them (issue 26).
+type partCounts struct{ inFlight, waiting int32 }
+
+// count changes partition p's counts by inFlight and waiting, and forgets
+// p when both are back to zero; lock held.
+func (s *lane) count(p uint64, inFlight, waiting int32) {
+	c, _ := s.parts.Put(p)
+	c.inFlight += inFlight
+	c.waiting += waiting
+	if c.inFlight <= 0 && c.waiting <= 0 {
+		s.parts.Delete(p)
 	}
 }
 

@@ -3,6 +3,8 @@ package repo
 import (
 	"hash/maphash"
 	"sync"
+
+	"github.com/tsbucket/tsbucket/internal/hashtab"
 )
 
 // The per-process caches asked on every write and read (the presence
@@ -32,61 +34,36 @@ func idOfBytes(b []byte) entryID {
 // fifoCache maps entry IDs to values, bounded: when full, adding an entry
 // forgets the oldest one. Safe for concurrent use.
 //
-// Entries sit in an open-addressing table by the ID's first hash, with
-// linear probing, and each slot checks the second hash. An ask touches
-// one slot, usually one cache line: a Go map's lookup read its group's
-// control word and then its slot, two or three cache misses a write once
-// the cache outgrew the processor's caches (issue 26). The table doubles
-// at half load, up to twice the size, and a forgotten entry's slot is
-// emptied by moving back the entries after it (no tombstones).
+// Entries sit in a hashtab.Table by the ID's first hash, each with the
+// second hash to confirm it: an ask reads one slot, usually one cache
+// line, where a Go map's lookup read its group's control word and then its
+// slot, two or three cache misses a write once the cache outgrew the
+// processor's caches (issue 26).
 //
 // Two IDs whose first hashes alone collide share a slot: asked for one,
 // the cache finds the other's check and answers "not remembered", and
 // adding one forgets the other; forgetting costs an entry at most one
 // more write or request, never a wrong answer. A first hash of 0 (which
-// marks an empty slot) is taken as 1, one more such collision.
+// the table cannot hold) is taken as 1, one more such collision.
 type fifoCache[V any] struct {
 	mu    sync.Mutex
-	slots []fifoSlot[V] // len a power of two, or 0 for a cache of size 0
-	used  int
-	ring  []uint64 // the first hashes in the order added; ring[next] is the oldest once full
+	table hashtab.Table[fifoEntry[V]] // by first hash
+	ring  []uint64                    // the first hashes in the order added; ring[next] is the oldest once full
 	next  int
 }
 
-// fifoSlot is a remembered ID's value, with the ID's hashes: key (the
-// first, never 0 in a used slot) places it, check (the second) confirms it.
-type fifoSlot[V any] struct {
-	key, check uint64
-	v          V
+// fifoEntry is a remembered ID's value, with the ID's second hash.
+type fifoEntry[V any] struct {
+	check uint64
+	v     V
 }
-
-// minFIFOSlots is the table's first size.
-const minFIFOSlots = 64
 
 func newFIFOCache[V any](size int) *fifoCache[V] {
-	c := &fifoCache[V]{ring: make([]uint64, size)}
-	if size > 0 {
-		c.slots = make([]fifoSlot[V], minFIFOSlots)
-	}
-	return c
+	return &fifoCache[V]{ring: make([]uint64, size)}
 }
 
-// slotKey is the slot key of id: its first hash, never 0.
-func slotKey(id entryID) uint64 { return max(id[0], 1) }
-
-// find returns the index of key's slot, or of the empty slot where it
-// would go, and whether key is there. Lock held.
-func (c *fifoCache[V]) find(key uint64) (int, bool) {
-	mask := uint64(len(c.slots) - 1)
-	for i := key & mask; ; i = (i + 1) & mask {
-		switch c.slots[i].key {
-		case key:
-			return int(i), true
-		case 0:
-			return int(i), false
-		}
-	}
-}
+// tableKey is the table key of id: its first hash, never 0.
+func tableKey(id entryID) uint64 { return max(id[0], 1) }
 
 // get returns id's value and whether it is remembered.
 func (c *fifoCache[V]) get(id entryID) (V, bool) {
@@ -96,8 +73,8 @@ func (c *fifoCache[V]) get(id entryID) (V, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if i, ok := c.find(slotKey(id)); ok && c.slots[i].check == id[1] {
-		return c.slots[i].v, true
+	if e := c.table.Get(tableKey(id)); e != nil && e.check == id[1] {
+		return e.v, true
 	}
 	return zero, false
 }
@@ -111,63 +88,23 @@ func (c *fifoCache[V]) update(id entryID, add bool, merge func(old V, known bool
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := slotKey(id)
-	i, taken := c.find(key)
+	key := tableKey(id)
+	e := c.table.Get(key)
 	var zero V
 	switch {
-	case taken && c.slots[i].check == id[1]:
-		c.slots[i].v = merge(c.slots[i].v, true)
+	case e != nil && e.check == id[1]:
+		e.v = merge(e.v, true)
 	case !add:
-	case taken: // another ID's slot, already in the ring: it is forgotten
-		c.slots[i] = fifoSlot[V]{key, id[1], merge(zero, false)}
+	case e != nil: // another ID's slot, already in the ring: it is forgotten
+		*e = fifoEntry[V]{id[1], merge(zero, false)}
 	default:
-		c.insert(fifoSlot[V]{key, id[1], merge(zero, false)})
-	}
-}
-
-// insert adds s, a key the table does not hold, forgetting the oldest
-// entry when the cache is full. Lock held.
-func (c *fifoCache[V]) insert(s fifoSlot[V]) {
-	if c.used == len(c.ring) {
-		if i, ok := c.find(c.ring[c.next]); ok {
-			c.remove(i)
+		if c.table.Len() == len(c.ring) {
+			c.table.Delete(c.ring[c.next])
 		}
-	}
-	if 2*(c.used+1) > len(c.slots) {
-		c.grow()
-	}
-	i, _ := c.find(s.key)
-	c.slots[i] = s
-	c.used++
-	c.ring[c.next] = s.key
-	c.next = (c.next + 1) % len(c.ring)
-}
-
-// remove empties slot i and moves back the entries of its probe run that
-// may take it: an entry at j, whose home slot is h, may move to i when i
-// lies on its probe path, no further from h than j is. Lock held.
-func (c *fifoCache[V]) remove(i int) {
-	mask := len(c.slots) - 1
-	for j := (i + 1) & mask; c.slots[j].key != 0; j = (j + 1) & mask {
-		home := int(c.slots[j].key & uint64(mask))
-		if (j-home)&mask >= (j-i)&mask {
-			c.slots[i] = c.slots[j]
-			i = j
-		}
-	}
-	c.slots[i] = fifoSlot[V]{}
-	c.used--
-}
-
-// grow doubles the table and places its entries again. Lock held.
-func (c *fifoCache[V]) grow() {
-	old := c.slots
-	c.slots = make([]fifoSlot[V], 2*len(old))
-	for _, s := range old {
-		if s.key != 0 {
-			i, _ := c.find(s.key)
-			c.slots[i] = s
-		}
+		e, _ = c.table.Put(key)
+		*e = fifoEntry[V]{id[1], merge(zero, false)}
+		c.ring[c.next] = key
+		c.next = (c.next + 1) % len(c.ring)
 	}
 }
 
@@ -175,5 +112,5 @@ func (c *fifoCache[V]) grow() {
 func (c *fifoCache[V]) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.used
+	return c.table.Len()
 }
