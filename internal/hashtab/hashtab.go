@@ -45,6 +45,9 @@ func (t *Table[V]) Get(key uint64) *V {
 // table does not hold it, and whether it was added. key must not be 0. The
 // pointer is valid until the next Put or Delete.
 func (t *Table[V]) Put(key uint64) (*V, bool) {
+	if key == 0 {
+		panic("hashtab: Put of key 0, which marks an empty slot")
+	}
 	if len(t.slots) == 0 {
 		t.slots = make([]slot[V], minSlots)
 	}

@@ -75,6 +75,12 @@ func TestZeroTable(t *testing.T) {
 	if v, added := tab.Put(5); !added || *v != 0 {
 		t.Fatalf("Put on the zero table: %v, %v", *v, added)
 	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Put(0) did not panic: key 0 would be lost in an empty slot")
+		}
+	}()
+	tab.Put(0)
 }
 
 // BenchmarkTable is admission's use: a write's three partitions asked,
