@@ -12,11 +12,15 @@ import (
 // the length of its name (both remember a 128-bit hash of it: idcache.go).
 const (
 	millionKeys = 1_000_000
-	// entryBound is the stated bound, with room for map growth: a Go map
-	// slot of a 64-bit key and a 16-byte value (the second hash and an
-	// int64 or bool), the map's control bytes, and the ring's 64-bit key;
-	// 63 B measured at a million keys (it was 119 B with the names kept).
+	// entryBound is the stated bound, with room for the table's growth: a
+	// 24-byte slot (the two hashes and an int64 or bool) of a table that
+	// doubles past three quarters full, so 1.33 to 2.67 slots an entry,
+	// and the ring's 64-bit key: 40 to 72 B. 58 B measured at a million
+	// keys (63 B in a Go map, 119 B with the names kept).
 	entryBound = 100
+	// worstSize is the size whose full table has the most slots an entry:
+	// one past three quarters of 2^20 doubles the table to 2^21 slots.
+	worstSize = 3<<20/4 + 1
 )
 
 // heapBytes is the live heap after a collection.
@@ -95,6 +99,11 @@ func TestCacheMemoryBound(t *testing.T) {
 				t.Errorf("%d B after twice the keys, want at most 1.1x the %d B of a full cache", over, full)
 			}
 			t.Logf("%s: %d entries, %d B, %d B per entry", tc.name, n, full, full/int64(n))
+			n, worst := tc.fill(worstSize, worstSize)
+			if got, want := worst/int64(n), int64(entryBound); got > want {
+				t.Errorf("%d B per entry at %d keys (the largest table an entry), want at most %d", got, n, want)
+			}
+			t.Logf("%s: %d entries, %d B, %d B per entry (the largest table an entry)", tc.name, n, worst, worst/int64(n))
 		})
 	}
 }

@@ -35,8 +35,8 @@ func idOfBytes(b []byte) entryID {
 // forgets the oldest one. Safe for concurrent use.
 //
 // Entries sit in a hashtab.Table by the ID's first hash, each with the
-// second hash to confirm it: an ask reads one slot, usually one cache
-// line, where a Go map's lookup read its group's control word and then its
+// second hash to confirm it: an ask reads a slot or a few adjacent ones,
+// usually one cache line, where a Go map's lookup read its group's control word and then its
 // slot, two or three cache misses a write once the cache outgrew the
 // processor's caches (issue 26).
 //

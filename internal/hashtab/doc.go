@@ -5,10 +5,12 @@
 //
 // Its keys are 64-bit hashes the caller has already computed (never 0,
 // which marks an empty slot), and its values sit in the slots beside them,
-// so a lookup reads one slot: usually one cache line. A Go map's lookup
+// so a lookup reads a slot or a few adjacent ones: usually one cache line. A Go map's lookup
 // reads its group's control word and then its slot, and on a machine whose
 // caches the database shares, each is a miss (issue 26). Probing is
-// linear; the table doubles at half load; a deletion moves back the
+// linear; the table doubles past three quarters full (a lookup then
+// reads 2.5 slots on average, 8.5 for a key it does not hold, at worst;
+// at most 2.7 slots an entry); a deletion moves back the
 // entries after the freed slot that may take it, so there are no
 // tombstones and a table that saw millions of keys is as large as its peak
 // in use.

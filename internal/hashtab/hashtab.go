@@ -55,7 +55,7 @@ func (t *Table[V]) Put(key uint64) (*V, bool) {
 	if ok {
 		return &t.slots[i].v, false
 	}
-	if 2*(t.used+1) > len(t.slots) {
+	if 4*(t.used+1) > 3*len(t.slots) {
 		t.grow()
 		i, _ = t.find(key)
 	}

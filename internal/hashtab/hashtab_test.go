@@ -47,8 +47,8 @@ func TestTableModel(t *testing.T) {
 				}
 			}
 		}
-		if 2*tab.Len() > tab.Slots() {
-			t.Fatalf("spread %d: %d keys in %d slots, over half load", spread, tab.Len(), tab.Slots())
+		if 4*tab.Len() > 3*tab.Slots() {
+			t.Fatalf("spread %d: %d keys in %d slots, over three quarters full", spread, tab.Len(), tab.Slots())
 		}
 	}
 }
