@@ -36,9 +36,9 @@ func idOfBytes(b []byte) entryID {
 //
 // Entries sit in a hashtab.Table by the ID's first hash, each with the
 // second hash to confirm it: an ask reads a slot or a few adjacent ones,
-// usually one cache line, where a Go map's lookup read its group's control word and then its
-// slot, two or three cache misses a write once the cache outgrew the
-// processor's caches (issue 26).
+// usually one cache line, where a Go map's lookup read its group's
+// control word and then its slot, two or three cache misses a write once
+// the cache outgrew the processor's caches (issue 26).
 //
 // Two IDs whose first hashes alone collide share a slot: asked for one,
 // the cache finds the other's check and answers "not remembered", and
