@@ -5,6 +5,8 @@ import (
 	"hash/maphash"
 	"slices"
 	"strings"
+
+	"github.com/tsbucket/tsbucket/internal/hashtab"
 )
 
 // sketch is a weighted Space-Saving summary (Metwally, Agrawal, El Abbadi,
@@ -34,23 +36,25 @@ import (
 // A sketch is not safe for concurrent use.
 type sketch struct {
 	capacity int
-	rowUnit  float64             // 1/rowsLimit
-	byteUnit float64             // 1/bytesLimit
-	byKey    map[uint64]*counter // by the key's first hash (keyHashes)
+	rowUnit  float64                 // 1/rowsLimit
+	byteUnit float64                 // 1/bytesLimit
+	byKey    hashtab.Table[*counter] // by the key's first hash (keyHashes)
 	byWeight counterHeap
 }
 
 // keySeeds seed the two hashes of a partition key, per process.
 var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-// keyHashes are the hashes a counter is found by: the first indexes
-// byKey, the second is checked in the counter. A map of strings cost every
-// write the map's slot and then the key's bytes elsewhere in memory, one
-// cache miss more than the counter the write updates anyway (issue 26:
-// the larger part of what metrics cost a Put on a loaded machine). Two
-// keys share both hashes with probability 2^-128.
+// keyHashes are the hashes a counter is found by: the first (never 0, as
+// hashtab wants) indexes byKey, the second is checked in the counter. A
+// map of strings cost every write the map's slot and then the key's bytes
+// elsewhere in memory, and a Go map of the hash its group's control word
+// and then the slot: cache misses beside the counter's, which the write
+// updates anyway (issue 26: the sketch was the larger part of what metrics
+// cost a Put on a loaded machine). Two keys share both hashes with
+// probability 2^-128.
 func keyHashes(key string) (hash, check uint64) {
-	return maphash.String(keySeeds[0], key), maphash.String(keySeeds[1], key)
+	return max(maphash.String(keySeeds[0], key), 1), maphash.String(keySeeds[1], key)
 }
 
 type counter struct {
@@ -67,7 +71,6 @@ func newSketch(capacity int, rowsLimit, bytesLimit int64) *sketch {
 		capacity: capacity,
 		rowUnit:  1 / float64(rowsLimit),
 		byteUnit: 1 / float64(bytesLimit),
-		byKey:    make(map[uint64]*counter, capacity),
 		byWeight: make(counterHeap, 0, capacity),
 	}
 }
@@ -77,9 +80,12 @@ func newSketch(capacity int, rowsLimit, bytesLimit int64) *sketch {
 func (s *sketch) add(key string, rows, bytes int64) *counter {
 	w := float64(rows)*s.rowUnit + float64(bytes)*s.byteUnit
 	h, check := keyHashes(key)
-	c, ok := s.byKey[h]
+	var c *counter
+	if p := s.byKey.Get(h); p != nil {
+		c = *p
+	}
 	switch {
-	case !ok:
+	case c == nil:
 		c = s.admit(key, h, check)
 	case c.check != check:
 		// Another key with the same first hash gives its counter up, as
@@ -100,14 +106,20 @@ func (s *sketch) admit(key string, h, check uint64) *counter {
 	if len(s.byWeight) < s.capacity {
 		c := &counter{key: key, hash: h, check: check}
 		s.byWeight.push(c)
-		s.byKey[h] = c
+		s.index(c)
 		return c
 	}
 	c := s.byWeight.lightest()
-	delete(s.byKey, c.hash)
+	s.byKey.Delete(c.hash)
 	*c = counter{key: key, hash: h, check: check, weight: c.weight, err: c.weight}
-	s.byKey[h] = c
+	s.index(c)
 	return c
+}
+
+// index files c in byKey under its first hash.
+func (s *sketch) index(c *counter) {
+	p, _ := s.byKey.Put(c.hash)
+	*p = c
 }
 
 // top returns up to n counters, heaviest first by what was counted since

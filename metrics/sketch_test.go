@@ -72,7 +72,7 @@ func TestSketchGuarantees(t *testing.T) {
 	if got := s.len(); got != capacity {
 		t.Errorf("sketch holds %d counters, want its capacity %d", got, capacity)
 	}
-	if got := len(s.byKey); got != capacity {
+	if got := s.byKey.Len(); got != capacity {
 		t.Errorf("sketch index holds %d keys, want %d", got, capacity)
 	}
 	checkHeap(t, s)
@@ -167,16 +167,16 @@ func TestSketchEvictsTheLightestAfterGrowth(t *testing.T) {
 // counterOf is key's counter, or nil when the sketch has none.
 func (s *sketch) counterOf(key string) *counter {
 	h, check := keyHashes(key)
-	if c := s.byKey[h]; c != nil && c.check == check {
-		return c
+	if p := s.byKey.Get(h); p != nil && (*p).check == check {
+		return *p
 	}
 	return nil
 }
 
 func keys(s *sketch) []string {
 	var out []string
-	for _, c := range s.byKey {
-		out = append(out, c.key)
+	for _, e := range s.byWeight {
+		out = append(out, e.c.key)
 	}
 	return out
 }
