@@ -45,10 +45,15 @@ func idOfBytes(b []byte) entryID {
 // adding one forgets the other; forgetting costs an entry at most one
 // more write or request, never a wrong answer. A first hash of 0 (which
 // the table cannot hold) is taken as 1, one more such collision.
+//
+// Neither the table nor the ring is allocated before entries come: a cache
+// takes memory as it fills, up to its size (a repository's two caches took
+// 1.6 MB at their default sizes from the start, used or not).
 type fifoCache[V any] struct {
 	mu    sync.Mutex
+	size  int                         // the most entries remembered; 0 remembers nothing
 	table hashtab.Table[fifoEntry[V]] // by first hash
-	ring  []uint64                    // the first hashes in the order added; ring[next] is the oldest once full
+	ring  []uint64                    // the first hashes in the order added, up to size; once full, ring[next] is the oldest
 	next  int
 }
 
@@ -59,7 +64,7 @@ type fifoEntry[V any] struct {
 }
 
 func newFIFOCache[V any](size int) *fifoCache[V] {
-	return &fifoCache[V]{ring: make([]uint64, size)}
+	return &fifoCache[V]{size: max(size, 0)}
 }
 
 // tableKey is the table key of id: its first hash, never 0.
@@ -68,7 +73,7 @@ func tableKey(id entryID) uint64 { return max(id[0], 1) }
 // get returns id's value and whether it is remembered.
 func (c *fifoCache[V]) get(id entryID) (V, bool) {
 	var zero V
-	if len(c.ring) == 0 {
+	if c.size == 0 {
 		return zero, false
 	}
 	c.mu.Lock()
@@ -83,7 +88,7 @@ func (c *fifoCache[V]) get(id entryID) (V, bool) {
 // adds it with merge(zero, false) unless add is false; a cache of size 0
 // remembers nothing.
 func (c *fifoCache[V]) update(id entryID, add bool, merge func(old V, known bool) V) {
-	if len(c.ring) == 0 {
+	if c.size == 0 {
 		return
 	}
 	c.mu.Lock()
@@ -98,15 +103,32 @@ func (c *fifoCache[V]) update(id entryID, add bool, merge func(old V, known bool
 	case e != nil: // another ID's slot, already in the ring: it is forgotten
 		*e = fifoEntry[V]{id[1], merge(zero, false)}
 	default:
-		if c.table.Len() == len(c.ring) {
+		if c.table.Len() == c.size { // then the ring is full
 			c.table.Delete(c.ring[c.next])
 		}
 		e, _ = c.table.Put(key)
 		*e = fifoEntry[V]{id[1], merge(zero, false)}
-		c.ring[c.next] = key
-		c.next = (c.next + 1) % len(c.ring)
+		c.remember(key)
 	}
 }
+
+// remember records key as the newest entry in the ring; lock held.
+func (c *fifoCache[V]) remember(key uint64) {
+	if len(c.ring) == c.size {
+		c.ring[c.next] = key
+		c.next = (c.next + 1) % c.size
+		return
+	}
+	if len(c.ring) == cap(c.ring) { // grown to exactly what is needed, at most size
+		grown := make([]uint64, len(c.ring), min(max(2*len(c.ring), minRing), c.size))
+		copy(grown, c.ring)
+		c.ring = grown
+	}
+	c.ring = append(c.ring, key)
+}
+
+// minRing is the ring's first capacity.
+const minRing = 64
 
 // len reports the number of entries remembered.
 func (c *fifoCache[V]) len() int {

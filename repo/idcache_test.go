@@ -96,3 +96,26 @@ func TestFIFOCacheModel(t *testing.T) {
 		}
 	}
 }
+
+// A cache takes memory as it fills: nothing when made, a ring grown to
+// exactly its size when full, and no more after.
+func TestFIFOCacheGrowsAsItFills(t *testing.T) {
+	const size = 1000
+	c := newFIFOCache[int64](size)
+	if cap(c.ring) != 0 || c.table.Slots() != 0 {
+		t.Fatalf("a new cache holds a ring of %d and %d slots, want nothing", cap(c.ring), c.table.Slots())
+	}
+	add := func(n int) {
+		for i := range n {
+			c.update(entryID{uint64(i)*0x9E3779B97F4A7C15 | 1, 7}, true, func(int64, bool) int64 { return 1 })
+		}
+	}
+	add(10)
+	if cap(c.ring) != minRing || c.len() != 10 {
+		t.Fatalf("after 10 entries: ring of %d, %d entries; want %d, 10", cap(c.ring), c.len(), minRing)
+	}
+	add(5 * size)
+	if len(c.ring) != size || cap(c.ring) != size || c.len() != size {
+		t.Fatalf("after %d keys: ring %d (capacity %d), %d entries; want all %d", 5*size, len(c.ring), cap(c.ring), c.len(), size)
+	}
+}

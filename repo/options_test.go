@@ -46,7 +46,7 @@ func TestOptionsOffByNoFields(t *testing.T) {
 		t.Fatalf("defaults %+v", d)
 	}
 	r := tripwireChat(t, o)
-	if r.hints.dense(entryID{}) || len(r.hints.keys.ring) != 0 {
+	if r.hints.dense(entryID{}) || r.hints.keys.size != 0 {
 		t.Fatal("NoHints left the read hints on")
 	}
 }
