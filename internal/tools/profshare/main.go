@@ -1,0 +1,220 @@
+// Command profshare splits the CPU time one tsbucket-bench variant's calls
+// took, from the labelled CPU profiles of one or more runs, by where it
+// went: tsbucket's packages, the driver, and the runtime's allocation, map
+// lookups, clock readings, scheduling and so on. It is what BENCHMARKS.md's
+// tables of "where a Put's CPU goes" come from:
+//
+//	go run ./internal/tools/profshare -scenario put -variant tsbucket \
+//	    -focus 'eachMessage|sendAlone' DIR...
+//
+// Each DIR is a tsbucket-bench output directory (-out DIR) of a run made
+// with -cpuprofile DIR/cpu.prof: its profile's samples labelled
+// variant=<variant> (every measured block is; see bench's tally.measure)
+// under a frame matching -focus are summed by category over the DIRs,
+// then divided by the variant's operations in the scenario (results.json),
+// summed likewise. It prints microseconds per operation, per category and
+// in total. It runs `go tool pprof`, so it needs the go command.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	scenario := flag.String("scenario", "put", "the scenario ID in results.json whose variant's operations divide the time")
+	variant := flag.String("variant", "tsbucket", "the variant's name, as in results.json and the profile's variant label")
+	focus := flag.String("focus", "", "go tool pprof -focus: only samples under a frame matching it (the variant's calls, not another scenario's of the same name)")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: profshare [-scenario ID] [-variant NAME] [-focus REGEXP] DIR...")
+		os.Exit(2)
+	}
+	shares, ops, err := measure(flag.Args(), *scenario, *variant, *focus)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "profshare:", err)
+		os.Exit(1)
+	}
+	report(shares, ops)
+}
+
+// measure sums the variant's seconds by category, and its operations,
+// over dirs.
+func measure(dirs []string, scenario, variant, focus string) (map[string]float64, int64, error) {
+	shares := map[string]float64{}
+	var ops int64
+	for _, dir := range dirs {
+		n, err := opsOf(filepath.Join(dir, "results.json"), scenario, variant)
+		if err != nil {
+			return nil, 0, err
+		}
+		ops += n
+		top, err := pprofTop(filepath.Join(dir, "cpu.prof"), variant, focus)
+		if err != nil {
+			return nil, 0, err
+		}
+		for name, seconds := range parseTop(top) {
+			shares[category(name)] += seconds
+		}
+	}
+	if ops == 0 {
+		return nil, 0, fmt.Errorf("variant %q of scenario %q has no operations in %v", variant, scenario, dirs)
+	}
+	return shares, ops, nil
+}
+
+// opsOf is the operations of variant in scenario, from a results.json.
+func opsOf(path, scenario, variant string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	var r struct {
+		Scenarios []struct {
+			ID       string `json:"id"`
+			Variants []struct {
+				Name string `json:"name"`
+				Ops  int64  `json:"ops"`
+			} `json:"variants"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, s := range r.Scenarios {
+		for _, v := range s.Variants {
+			if s.ID == scenario && v.Name == variant {
+				return v.Ops, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s: no variant %q in scenario %q", path, variant, scenario)
+}
+
+// pprofTop is `go tool pprof -top` of every function's own samples in the
+// variant's goroutines.
+func pprofTop(profile, variant, focus string) (string, error) {
+	args := []string{"tool", "pprof", "-top", "-nodecount=1000000", "-nodefraction=0", "-edgefraction=0",
+		"-tagfocus=variant=" + tagPattern(variant)}
+	if focus != "" {
+		args = append(args, "-focus="+focus)
+	}
+	out, err := exec.Command("go", append(args, profile)...).Output()
+	if err != nil {
+		return "", fmt.Errorf("go tool pprof %s: %w", profile, err)
+	}
+	return string(out), nil
+}
+
+// tagPattern matches exactly the label value name. pprof splits -tagfocus at
+// commas, so a comma in the name is matched by any character.
+func tagPattern(name string) string {
+	return "^" + strings.ReplaceAll(regexp.QuoteMeta(name), ",", ".") + "$"
+}
+
+// topLine is a line of `go tool pprof -top`: flat, flat%, sum%, cum,
+// cum%, function.
+var topLine = regexp.MustCompile(`^\s*([\d.]+)(ns|us|µs|ms|s|min|hrs)\s+[\d.]+%\s+[\d.]+%\s+[\d.]+(?:ns|us|µs|ms|s|min|hrs)\s+[\d.]+%\s+(.+)$`)
+
+var unitSeconds = map[string]float64{"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "min": 60, "hrs": 3600}
+
+// parseTop is the flat seconds of each function of a -top listing.
+func parseTop(top string) map[string]float64 {
+	flat := map[string]float64{}
+	for _, line := range strings.Split(top, "\n") {
+		m := topLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			continue
+		}
+		flat[strings.TrimSuffix(m[3], " (inline)")] += v * unitSeconds[m[2]]
+	}
+	return flat
+}
+
+// pkgOf is the package path of a function name as pprof prints it
+// ("github.com/gocql/gocql.(*Query).attempt", "runtime.mallocgc"): up to
+// the first dot after the last slash, ignoring type arguments; "" for an
+// assembly routine without one ("aeshashbody").
+func pkgOf(name string) string {
+	if i := strings.IndexAny(name, "[("); i >= 0 {
+		name = name[:i]
+	}
+	slash := strings.LastIndex(name, "/")
+	dot := strings.Index(name[slash+1:], ".")
+	if dot < 0 {
+		return ""
+	}
+	return name[:slash+1+dot]
+}
+
+// runtimeKinds sort the runtime's own functions (and the assembly routines
+// it calls) by what they do, first match wins.
+var runtimeKinds = []struct {
+	kind string
+	re   *regexp.Regexp
+}{
+	{"clock", regexp.MustCompile(`nanotime|walltime|runtimeNow|vdso`)},
+	{"map lookups", regexp.MustCompile(`^runtime\.map|^internal/runtime/maps\.|aeshash|memhash|strhash`)},
+	{"allocation", regexp.MustCompile(`malloc|nextFree|newobject|makeslice|growslice|mspan|mcache|mcentral|mheap|heapSet|memclr|makeSpan|HeapBits|newarray|tryDefer|deductAssist|gcAssist|roundupsize|spanSet|fixalloc|sweep`)},
+	{"memory copy and compare", regexp.MustCompile(`memmove|memeq|cmpbody|concatstring|rawstring|slicebytetostring|stringtoslice|indexbyte`)},
+	{"locks and atomics", regexp.MustCompile(`^internal/runtime/atomic\.|lock2|unlock2|^runtime\.lock|^runtime\.unlock|futex|sema|cansemacquire|procyield|osyield`)},
+	{"scheduling, stacks and system calls", regexp.MustCompile(`.`)},
+}
+
+// category is where a function's time counts.
+func category(name string) string {
+	pkg := pkgOf(name)
+	const own = "github.com/tsbucket/tsbucket/"
+	switch {
+	case strings.HasPrefix(pkg, own+"internal/hashtab"):
+		return "tsbucket internal/hashtab"
+	case strings.HasPrefix(pkg, own+"internal/refmodel"), strings.HasPrefix(pkg, own+"bench"):
+		return "the benchmark"
+	case strings.HasPrefix(pkg, own):
+		return "tsbucket " + strings.SplitN(strings.TrimPrefix(pkg, own), "/", 2)[0]
+	case strings.HasPrefix(pkg, "github.com/prometheus/"):
+		return "tsbucket metrics"
+	case pkg == "reflect", strings.HasPrefix(pkg, "github.com/scylladb/go-reflectx"), strings.HasPrefix(pkg, "internal/reflectlite"):
+		return "reflection"
+	case strings.HasPrefix(pkg, "github.com/gocql/"), strings.HasPrefix(pkg, "github.com/scylladb/"):
+		return "the driver (gocql)"
+	case pkg == "time":
+		return "clock"
+	case pkg == "sync", pkg == "sync/atomic", pkg == "internal/sync":
+		return "locks and atomics"
+	case pkg == "runtime", pkg == "", strings.HasPrefix(pkg, "internal/runtime/"):
+		for _, k := range runtimeKinds {
+			if k.re.MatchString(name) {
+				return k.kind
+			}
+		}
+	}
+	return "other standard library"
+}
+
+// report writes the shares in µs per op, largest first, and their total.
+func report(shares map[string]float64, ops int64) {
+	names := make([]string, 0, len(shares))
+	total := 0.0
+	for name, s := range shares {
+		names = append(names, name)
+		total += s
+	}
+	sort.Slice(names, func(i, j int) bool { return shares[names[i]] > shares[names[j]] })
+	for _, name := range names {
+		fmt.Printf("%-40s %8.2f µs/op\n", name, shares[name]*1e6/float64(ops))
+	}
+	fmt.Printf("%-40s %8.2f µs/op (%d ops)\n", "total", total*1e6/float64(ops), ops)
+}
