@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -33,18 +34,11 @@ type rollupFlags struct {
 // closed intervals since each key's checkpoint (or from --from: a
 // backfill), and recomputes every interval marked dirty.
 func runRollup(ctx context.Context, args []string, e env) error {
-	var f rollupFlags
-	fs := newFlags("rollup", "rollup --hosts H --views FILE [--rollup NAME] --key K [--key K...] [--from T] [--to T]", e)
-	f.cluster.register(fs, e)
-	fs.StringVar(&f.views, "views", "", "views file declaring the rollup (its rollups section; required)")
-	fs.StringVar(&f.rollup, "rollup", "", "the rollup to run (default: the file's only rollup)")
-	fs.Var(&f.keys, "key", "a key of the rollup's source view to roll (repeat for several; comma-separated values for a key of several columns)")
-	fs.StringVar(&f.from, "from", "", "roll from this instant, RFC 3339: a backfill before a key's checkpoint (default: one day before --to)")
-	fs.StringVar(&f.to, "to", "", "roll up to this instant, RFC 3339 (default: the newest closed interval)")
-	if err := parse(fs, args); err != nil {
+	f, fs, err := parseRollup(args, e)
+	if err != nil {
 		return err
 	}
-	ru, src, err := f.check()
+	ru, src, err := f.check(fs)
 	if err != nil {
 		return err
 	}
@@ -68,9 +62,23 @@ func runRollup(ctx context.Context, args []string, e env) error {
 	return nil
 }
 
+// parseRollup parses tsbucket rollup's flags.
+func parseRollup(args []string, e env) (*rollupFlags, *flag.FlagSet, error) {
+	f := &rollupFlags{}
+	fs := newFlags("rollup", "rollup --hosts H --views FILE [--rollup NAME] --key K [--key K...] [--from T] [--to T]", e)
+	f.cluster.register(fs, e)
+	fs.StringVar(&f.views, "views", "", "views file declaring the rollup (its rollups section; required)")
+	fs.StringVar(&f.rollup, "rollup", "", "the rollup to run (default: the file's only rollup)")
+	fs.Var(&f.keys, "key", "a key of the rollup's source view to roll (repeat for several; comma-separated values for a key of several columns)")
+	fs.StringVar(&f.from, "from", "", "roll from this instant, RFC 3339: a backfill before a key's checkpoint (default: one day before --to)")
+	fs.StringVar(&f.to, "to", "", "roll up to this instant, RFC 3339 (default: the newest closed interval)")
+	return f, fs, parse(fs, args)
+}
+
 // check reads the views file and finds the rollup and its source, before
-// any connection.
-func (f rollupFlags) check() (schema.Rollup, schema.View, error) {
+// any connection; the rollup's keyspace is the file's unless --keyspace
+// names another, as for schema apply and check.
+func (f *rollupFlags) check(fs *flag.FlagSet) (schema.Rollup, schema.View, error) {
 	if err := f.cluster.validate(true); err != nil {
 		return schema.Rollup{}, schema.View{}, err
 	}
@@ -95,6 +103,9 @@ func (f rollupFlags) check() (schema.Rollup, schema.View, error) {
 		return schema.Rollup{}, schema.View{}, usageErr("--rollup: the file declares several (%s): name one", strings.Join(names, ", "))
 	case i < 0:
 		return schema.Rollup{}, schema.View{}, usageErr("--rollup %q is not in the file (it has: %s)", f.rollup, strings.Join(names, ", "))
+	}
+	if !isSet(fs, "keyspace") {
+		f.cluster.keyspace = vf.Keyspace.Name
 	}
 	ru := vf.Rollups[i]
 	src, err := findView(vf.Views, "source", ru.Source, "in "+f.views)

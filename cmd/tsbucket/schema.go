@@ -61,13 +61,17 @@ func workloadViews(name string) ([]schema.View, error) {
 }
 
 // keyspaceOverride applies the flags that override a views file's keyspace:
-// --keyspace renames it, and --rf (with --dc, where the command has it) sets
-// the replication to that one datacenter.
-func keyspaceOverride(fs *flag.FlagSet, k schema.Keyspace, name, dc string, rf int) schema.Keyspace {
+// --keyspace renames it, and --rf sets the replication to rf in dc alone.
+// dcReplicates says whether --dc names the replication's datacenter (schema
+// print), so that it alone overrides too; where --dc is the client's local
+// datacenter (schema apply, which every client of a multi-datacenter
+// cluster passes), it must not: it would quietly replace the file's
+// replication of every datacenter with one replica in one.
+func keyspaceOverride(fs *flag.FlagSet, k schema.Keyspace, name, dc string, rf int, dcReplicates bool) schema.Keyspace {
 	if isSet(fs, "keyspace") {
 		k.Name = name
 	}
-	if isSet(fs, "rf") || (isSet(fs, "dc") && fs.Lookup("rf") != nil) {
+	if isSet(fs, "rf") || (dcReplicates && isSet(fs, "dc")) {
 		k.Replication = map[string]int{dc: rf}
 	}
 	return k
@@ -94,7 +98,7 @@ func runSchemaPrint(args []string, e env) error {
 	}
 	k := schema.Keyspace{Name: ks, Replication: map[string]int{dc: rf}}
 	if path != "" {
-		k = keyspaceOverride(fs, f.Keyspace, ks, dc, rf)
+		k = keyspaceOverride(fs, f.Keyspace, ks, dc, rf, true)
 	}
 	ksCQL, err := k.CQL()
 	if err != nil {
@@ -115,41 +119,61 @@ func runSchemaPrint(args []string, e env) error {
 	return nil
 }
 
-func runSchemaApply(ctx context.Context, args []string, e env) error {
-	var c clusterFlags
-	var rf int
-	var path, workload string
-	var alter bool
+// schemaApplyArgs are schema apply's flags, parsed.
+type schemaApplyArgs struct {
+	c              clusterFlags
+	rf             int
+	path, workload string
+	alter          bool
+	fs             *flag.FlagSet
+}
+
+func parseSchemaApply(args []string, e env) (*schemaApplyArgs, error) {
+	a := &schemaApplyArgs{}
 	fs := newFlags("schema apply", "schema apply --hosts H [--views FILE | --workload W] [--alter] [flags]", e)
-	c.register(fs, e)
-	fs.IntVar(&rf, "rf", 1, "replication factor in the local datacenter, if the keyspace is created (with --views: replaces the file's replication)")
-	fs.StringVar(&path, "views", "", "views file to apply: its keyspace (unless --keyspace), tables, and registered views")
-	fs.StringVar(&workload, "workload", "", "reference views to apply from their embedded views files: all, chat, iot or rides")
-	fs.BoolVar(&alter, "alter", false, "then print and run the statements schema check prints for existing tables (ALTER TABLE ... ADD / WITH)")
-	if err := parse(fs, args); err != nil {
+	a.c.register(fs, e)
+	fs.IntVar(&a.rf, "rf", 1, "replication factor in the local datacenter, if the keyspace is created (with --views: replaces the file's replication)")
+	fs.StringVar(&a.path, "views", "", "views file to apply: its keyspace (unless --keyspace), tables, and registered views")
+	fs.StringVar(&a.workload, "workload", "", "reference views to apply from their embedded views files: all, chat, iot or rides")
+	fs.BoolVar(&a.alter, "alter", false, "then print and run the statements schema check prints for existing tables (ALTER TABLE ... ADD / WITH)")
+	a.fs = fs
+	return a, parse(fs, args)
+}
+
+// keyspace is the keyspace apply creates for a views file f: the file's,
+// with --keyspace and --rf applied; the reference workloads' views go to
+// --keyspace with rf replicas in the local datacenter.
+func (a *schemaApplyArgs) keyspace(f schema.ViewsFile) schema.Keyspace {
+	if a.workload != "" {
+		return schema.Keyspace{Name: a.c.keyspace, Replication: map[string]int{a.c.datacenter(): a.rf}}
+	}
+	return keyspaceOverride(a.fs, f.Keyspace, a.c.keyspace, a.c.datacenter(), a.rf, false)
+}
+
+func runSchemaApply(ctx context.Context, args []string, e env) error {
+	a, err := parseSchemaApply(args, e)
+	if err != nil {
 		return err
 	}
-	f, source, ok, err := viewsOf(path, workload)
+	c := a.c
+	f, source, ok, err := viewsOf(a.path, a.workload)
 	if err == nil {
 		err = c.validate(true)
 	}
 	if err != nil {
 		return err
 	}
-	if !ok && alter {
+	if !ok && a.alter {
 		err = usageErr("--alter goes with --views or --workload")
 	}
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return applyReference(ctx, c, rf, e)
+		return applyReference(ctx, c, a.rf, e)
 	}
-	k := keyspaceOverride(fs, f.Keyspace, c.keyspace, c.datacenter(), rf)
-	if workload != "" {
-		k.Name, k.Replication = c.keyspace, map[string]int{c.datacenter(): rf}
-	}
-	if err := applyViews(ctx, c, k, f.Views, applyOptions{autoTablets: workload != "", alter: alter}, e.stdout); err != nil {
+	k := a.keyspace(f)
+	if err := applyViews(ctx, c, k, f.Views, applyOptions{autoTablets: a.workload != "", alter: a.alter}, e.stdout); err != nil {
 		return err
 	}
 	if err := applyRollups(ctx, c, k.Name, f, e.stdout); err != nil { // rollup.go
