@@ -503,3 +503,22 @@ func TestApplyAfterRebucket(t *testing.T) {
 		t.Errorf("another scheme: got %v, want ErrDefinitionMismatch", err)
 	}
 }
+
+// TestDiffDefinitionsSharding: a change of shards, per_key_shards or
+// latest_of is incompatible (schema.RegisterViews refuses it), so apply
+// must refuse the file before it creates anything.
+func TestDiffDefinitionsSharding(t *testing.T) {
+	registered := shopViews(t)
+	registered[0].Shards, registered[0].PerKeyShards = 4, true
+	file := shopViews(t)
+	file[0].Shards = 8
+	file[1].LatestOf = "orders_by_customer"
+	var fields []string
+	for _, d := range incompatible(diffDefinitions(registered, file)) {
+		fields = append(fields, d.View+" "+d.Field)
+	}
+	want := "orders_by_customer shards, orders_by_customer per_key_shards, order_by_id latest_of"
+	if got := strings.Join(fields, ", "); got != want {
+		t.Errorf("incompatible differences: %s, want %s", got, want)
+	}
+}
