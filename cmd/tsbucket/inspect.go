@@ -65,7 +65,9 @@ func (f inspectFlags) validate() error {
 		return usageErr("--max-buckets %d < 1", f.maxBuckets)
 	}
 	if f.table != "" {
-		return schema.ValidateIdentifier(f.table)
+		if err := schema.ValidateIdentifier(f.table); err != nil {
+			return usageErr("--table: %v", err)
+		}
 	}
 	return nil
 }

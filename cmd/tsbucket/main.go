@@ -10,6 +10,8 @@
 //	tsbucket repair   re-derive the other views of a key's time range from a base view
 //	tsbucket backfill fill views added to a populated keyspace from a base view, every key
 //	tsbucket rollup   run the rollup worker of a views file's rollup once: roll closed intervals, backfill, recompute dirty ones
+//	tsbucket hotkeys  list the keys a per-key sharded view promoted to its shards, or promote one
+//	tsbucket autopilot keep each view's p99 partition in its band: change widths, promote hot keys (--dry-run: only print)
 //	tsbucket help     usage of a command
 //
 // Views come from a views file (--views FILE, docs/views-file.md), from the

@@ -57,7 +57,10 @@ func (f dropFlags) validate() (string, error) {
 	case f.keyspace:
 		return f.cluster.keyspace, nil
 	}
-	return f.view, schema.ValidateIdentifier(f.view)
+	if err := schema.ValidateIdentifier(f.view); err != nil {
+		return "", usageErr("--view: %v", err)
+	}
+	return f.view, nil
 }
 
 func dropWhat(f dropFlags, target string) string {
