@@ -62,6 +62,8 @@ const (
 	RollupShardColumn  = "shard"  // the dirty markers' partition
 	RollupFromColumn   = "rolled_from"
 	RollupToColumn     = "rolled_to"
+
+	rollupMarkedAtColumn = "marked_at" // when a dirty marker was written
 )
 
 // rollupStats are the prefixes of a column's stored aggregates: n_temp is
@@ -120,8 +122,13 @@ func checkRollup(views []View, r Rollup) error {
 	bad := func(field, format string, args ...any) error {
 		return &RollupError{r.Name, field, fmt.Sprintf(format, args...)}
 	}
-	if err := ValidateIdentifier(r.RolledTable()); err != nil {
-		return bad("name", "%v", err)
+	for _, t := range []string{r.Name, r.RolledTable()} { // the longest of its tables' names
+		if err := ValidateIdentifier(t); err != nil {
+			return bad("name", "%v", err)
+		}
+	}
+	if reservedTable(r.Name) {
+		return bad("name", "names beginning %q are kept for tsbucket's own tables", reservedPrefix)
 	}
 	i := slices.IndexFunc(views, func(v View) bool { return v.Name == r.Source })
 	if i < 0 {
@@ -151,7 +158,13 @@ func checkRollup(views []View, r Rollup) error {
 
 func checkRollupColumns(src View, r Rollup, bad func(string, string, ...any) error) error {
 	names := map[string]bool{RollupPeriodColumn: true, RollupStartColumn: true, RollupItemsColumn: true}
+	// The source's key is a prefix of each of the rollup's three tables'
+	// keys, next to the columns of their own.
+	own := []string{RollupPeriodColumn, RollupStartColumn, RollupItemsColumn, RollupShardColumn, rollupMarkedAtColumn, RollupFromColumn, RollupToColumn}
 	for _, k := range src.Key {
+		if slices.Contains(own, k.Name) {
+			return bad("source", "view %s's key column %q is a column of the rollup's own tables (%s)", src.Name, k.Name, strings.Join(own, ", "))
+		}
 		names[k.Name] = true
 	}
 	for j, c := range r.Columns {
@@ -215,31 +228,33 @@ func RollupDDL(keyspace string, views []View, rollups []Rollup) ([]string, error
 // past until compaction drops it, so their table keeps tombstones 3 hours
 // (the default hint window, as MinGCGrace) and compacts leveled.
 func rollupTables(ks string, src View, r Rollup) []string {
+	q := Quote
 	var key, keyNames []string
 	for _, k := range src.Key {
-		key = append(key, fmt.Sprintf("  %s %s,", k.Name, k.Type))
-		keyNames = append(keyNames, k.Name)
+		key = append(key, fmt.Sprintf("  %s %s,", q(k.Name), k.Type))
+		keyNames = append(keyNames, q(k.Name))
 	}
-	cols := []string{"  items bigint,"}
+	cols := []string{fmt.Sprintf("  %s bigint,", q(RollupItemsColumn))}
 	for _, c := range r.Columns {
 		t, _ := RollupColumnType(src, c)
-		cols = append(cols, fmt.Sprintf("  n_%s bigint,", c))
+		cols = append(cols, fmt.Sprintf("  %s bigint,", q("n_"+c)))
 		if t == "bigint" {
-			cols = append(cols, fmt.Sprintf("  s_%s bigint,", c))
+			cols = append(cols, fmt.Sprintf("  %s bigint,", q("s_"+c)))
 		} else {
-			cols = append(cols, fmt.Sprintf("  p_%s frozen<list<double>>,", c))
+			cols = append(cols, fmt.Sprintf("  %s frozen<list<double>>,", q("p_"+c)))
 		}
 		for _, p := range []string{"min_", "max_", "first_", "last_"} {
-			cols = append(cols, fmt.Sprintf("  %s%s %s,", p, c, t))
+			cols = append(cols, fmt.Sprintf("  %s %s,", q(p+c), t))
 		}
 	}
 	kn := strings.Join(keyNames, ", ")
-	rows := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s\n  period bigint,\n  start timestamp,\n%s\n  PRIMARY KEY ((%s, period), start)\n) WITH CLUSTERING ORDER BY (start ASC)",
-		ks, r.Name, strings.Join(key, "\n"), strings.Join(cols, "\n"), kn)
-	dirty := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n  shard int,\n%s\n  start timestamp,\n  marked_at timestamp,\n  PRIMARY KEY (shard, %s, start)\n) WITH gc_grace_seconds = 10800\n    AND compaction = {'class': 'LeveledCompactionStrategy'}",
-		ks, r.DirtyTable(), strings.Join(key, "\n"), kn)
-	rolled := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s\n  rolled_from timestamp,\n  rolled_to timestamp,\n  PRIMARY KEY ((%s))\n)",
-		ks, r.RolledTable(), strings.Join(key, "\n"), kn)
+	period, start := q(RollupPeriodColumn), q(RollupStartColumn)
+	rows := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s\n  %s bigint,\n  %s timestamp,\n%s\n  PRIMARY KEY ((%s, %s), %s)\n) WITH CLUSTERING ORDER BY (%s ASC)",
+		q(ks), q(r.Name), strings.Join(key, "\n"), period, start, strings.Join(cols, "\n"), kn, period, start, start)
+	dirty := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n  %s int,\n%s\n  %s timestamp,\n  %s timestamp,\n  PRIMARY KEY (%s, %s, %s)\n) WITH gc_grace_seconds = 10800\n    AND compaction = {'class': 'LeveledCompactionStrategy'}",
+		q(ks), q(r.DirtyTable()), q(RollupShardColumn), strings.Join(key, "\n"), start, q(rollupMarkedAtColumn), q(RollupShardColumn), kn, start)
+	rolled := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (\n%s\n  %s timestamp,\n  %s timestamp,\n  PRIMARY KEY ((%s))\n)",
+		q(ks), q(r.RolledTable()), strings.Join(key, "\n"), q(RollupFromColumn), q(RollupToColumn), kn)
 	return []string{rows, dirty, rolled}
 }
 

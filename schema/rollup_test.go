@@ -3,6 +3,7 @@ package schema_test
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func TestViewsFileRollups(t *testing.T) {
 	if err != nil || len(ddl) != 3 {
 		t.Fatalf("DDL: %v %q", err, ddl)
 	}
-	for _, frag := range []string{"p_amount frozen<list<double>>", "s_items bigint", "min_items bigint", "PRIMARY KEY ((customer_id, period), start)"} {
+	for _, frag := range []string{`CREATE TABLE IF NOT EXISTS "shop"."orders_hourly"`, `"p_amount" frozen<list<double>>`, `"s_items" bigint`, `"min_items" bigint`, `PRIMARY KEY (("customer_id", "period"), "start")`} {
 		if !strings.Contains(ddl[0], frag) {
 			t.Errorf("rollup table lacks %q:\n%s", frag, ddl[0])
 		}
@@ -64,6 +65,8 @@ func TestViewsFileRollupsBad(t *testing.T) {
 		{"function", "[count, sum, avg]", "[count, median]", `rollup "orders_hourly": functions[1]: unknown function "median"`},
 		{"name taken", "name: orders_hourly", "name: order_by_id", `rollup "order_by_id": name: table name "order_by_id" is already used`},
 		{"unknown field", "every: 1h", "every: 1h\n    width: 2", `unknown field "width"`},
+		{"reserved word", "name: orders_hourly", "name: select", `"select" is a reserved CQL keyword`},
+		{"tsbucket's own", "name: orders_hourly", "name: tsbucket_hot_keys", `names beginning "tsbucket_" are kept for tsbucket's own tables`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := schema.ParseViewsFile("views.yaml", []byte(rollupFile(t, tc.old, tc.new)))
@@ -76,5 +79,30 @@ func TestViewsFileRollupsBad(t *testing.T) {
 	var re *schema.RollupError
 	if !errors.As(err, &re) || re.Field != "source" {
 		t.Fatalf("RollupDDL of a missing view: %v", err)
+	}
+}
+
+// TestRollupKeyClash: the source's key columns lead the keys of the
+// rollup's tables, beside the columns of their own (period, start, shard,
+// ...); a source keyed by one of those would make a table with the column
+// twice.
+func TestRollupKeyClash(t *testing.T) {
+	f, err := schema.ParseViewsFile("views.yaml", []byte(rollupFile(t, "", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"period", "start", "items", "shard", "marked_at", "rolled_from", "rolled_to"} {
+		views := slices.Clone(f.Views)
+		i := slices.IndexFunc(views, func(v schema.View) bool { return v.Name == f.Rollups[0].Source })
+		views[i].Key = []schema.Column{{Name: name, Type: "uuid"}}
+		_, err := schema.RollupDDL("shop", views, f.Rollups)
+		var re *schema.RollupError
+		if !errors.As(err, &re) || re.Field != "source" || !strings.Contains(err.Error(), name) {
+			t.Errorf("source keyed by %s: %v", name, err)
+		}
+	}
+	_, err = schema.RollupDDL("shop", f.Views, []schema.Rollup{{Source: f.Rollups[0].Source, Every: time.Hour, Columns: []string{"amount"}}})
+	if re := (*schema.RollupError)(nil); !errors.As(err, &re) || re.Field != "name" {
+		t.Errorf("a rollup without a name: %v", err)
 	}
 }

@@ -55,6 +55,20 @@ func (t cqlType) isMultiCell() bool {
 	return false
 }
 
+// holds reports whether t is the native type name or has it among its
+// element types, at any depth.
+func (t cqlType) holds(name string) bool {
+	if t.name == name {
+		return true
+	}
+	for _, a := range t.args {
+		if a.holds(name) {
+			return true
+		}
+	}
+	return false
+}
+
 // String prints the canonical form. Cassandra prints nested collections and
 // every tuple as frozen, and varchar as text.
 func (t cqlType) String() string {

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -43,9 +44,8 @@ func (v View) validateName() error {
 	if err := ValidateIdentifier(v.Name); err != nil {
 		return err
 	}
-	switch v.Name {
-	case MetadataTable, MigrationsTable:
-		return fmt.Errorf("%w: the name %q is used by tsbucket itself", ErrBadView, v.Name)
+	if reservedTable(v.Name) {
+		return fmt.Errorf("%w: the name %q: names beginning %q are kept for tsbucket's own tables", ErrBadView, v.Name, reservedPrefix)
 	}
 	if v.Bucketed() {
 		if err := ValidateIdentifier(v.PresenceTable()); err != nil {
@@ -214,6 +214,13 @@ func validateComment(s string) error {
 	return nil
 }
 
+// reservedPrefix begins the names of tsbucket's own tables (MetadataTable,
+// MigrationsTable, BlockedKeysTable, HotKeysTable, the autopilot's): a view
+// or rollup of such a name would be taken for one of them, or they for it.
+const reservedPrefix = "tsbucket_"
+
+func reservedTable(name string) bool { return strings.HasPrefix(name, reservedPrefix) }
+
 // validateColumn checks the name and type; key columns must also have a
 // type Cassandra accepts in a primary key.
 func validateColumn(c Column, key bool) error {
@@ -228,8 +235,10 @@ func validateColumn(c Column, key bool) error {
 		switch {
 		case t.isMultiCell():
 			return fmt.Errorf("%w: column %q: a key column cannot be a non-frozen collection", ErrBadType, c.Name)
-		case t.name == "duration" || t.name == "vector":
-			return fmt.Errorf("%w: column %q: %s cannot be part of a primary key", ErrBadType, c.Name, t.name)
+		case t.holds("duration") || t.name == "vector":
+			// Cassandra refuses a duration anywhere in a key column's type
+			// (frozen<list<duration>> too): durations have no order.
+			return fmt.Errorf("%w: column %q: %s cannot be part of a primary key", ErrBadType, c.Name, c.Type)
 		}
 	}
 	return nil

@@ -39,6 +39,8 @@ func TestValidate(t *testing.T) {
 		{"collection in key", func(v *schema.View) { v.Key[0].Type = "list<text>" }, schema.ErrBadType},
 		{"frozen collection in key", func(v *schema.View) { v.Key[0].Type = "frozen<list<text>>" }, nil},
 		{"duration in key", func(v *schema.View) { v.Key[0].Type = "duration" }, schema.ErrBadType},
+		{"duration inside a key's type", func(v *schema.View) { v.Key[0].Type = "frozen<map<text, frozen<list<duration>>>>" }, schema.ErrBadType},
+		{"duration inside a value's type", func(v *schema.View) { v.Values[0].Type = "frozen<list<duration>>" }, nil},
 		{"bad value type", func(v *schema.View) { v.Values[0].Type = "jsonb" }, schema.ErrBadType},
 		{"negative TTL", func(v *schema.View) { v.TTL = -time.Second }, schema.ErrBadView},
 		{"fractional TTL", func(v *schema.View) { v.TTL = 1500 * time.Millisecond }, schema.ErrBadView},
@@ -56,6 +58,8 @@ func TestValidate(t *testing.T) {
 		{"compaction window of two buckets", func(v *schema.View) { v.CompactionWindow = 48 * time.Hour }, nil},
 		{"comment with control character", func(v *schema.View) { v.Comment = "a\nb" }, schema.ErrBadView},
 		{"reserved table name", func(v *schema.View) { v.Name = schema.MetadataTable }, schema.ErrBadView},
+		{"tsbucket's own table", func(v *schema.View) { v.Name = schema.HotKeysTable }, schema.ErrBadView},
+		{"tsbucket's prefix", func(v *schema.View) { v.Name = "tsbucket_readings" }, schema.ErrBadView},
 		{"name too long for its presence table", func(v *schema.View) { v.Name = "a234567890123456789012345678901234567890123" }, schema.ErrBadIdentifier},
 	}
 	for _, tt := range tests {
