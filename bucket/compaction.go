@@ -44,15 +44,24 @@ func (w TWCSWindow) String() string { return fmt.Sprintf("%d %s", w.Size, w.Unit
 // buckets of width and whose rows live for ttl (0: no default TTL).
 //
 // The window is the bucket width, rounded up to whole minutes (TWCS's
-// smallest unit), so a bucket's rows are written into one window and expire
-// as whole SSTables. When ttl would then span more than
+// smallest unit), so a bucket's rows, written while it is current, fall in
+// at most two windows. When ttl would then span more than
 // MaxCompactionWindows windows (hourly buckets kept 30 days: 720), the
 // window is widened to a whole multiple of the width of at least
 // ttl/TargetCompactionWindows, preferring lengths that divide a day or are
-// whole days (hourly buckets kept 30 days: 1 DAYS, 30 windows). A multiple
-// of the width still holds whole buckets when the scheme's epoch is aligned
-// to the width, as Unix-time windows and the usual epochs are. The unit is
+// whole days (hourly buckets kept 30 days: 1 DAYS, 30 windows). The unit is
 // the largest of DAYS, HOURS and MINUTES that divides the window.
+//
+// Cassandra counts windows from the Unix epoch, so a bucket falls in one
+// window only when its start is a multiple of the window: hourly and daily
+// buckets, and fixed widths dividing a day counted from a midnight. Others
+// straddle two: 10-day buckets from the Discord epoch (2015-01-01 is 6 days
+// into a 10-day window), ISO weeks (Mondays; 7-day windows begin on
+// Thursdays), months. Straddling costs a read of the whole bucket one more
+// window's SSTables; expiry is unaffected (a cell expires by its write time
+// and TTL, and a window's SSTables go when all of theirs have). A window
+// that would align, such as 2 days for the Discord epoch, would spread each
+// bucket over five windows instead, so the width is kept.
 //
 // A width of zero or less returns the zero TWCSWindow: an unbucketed table
 // has no time window.

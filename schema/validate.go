@@ -188,7 +188,7 @@ func (v View) validateCompactionWindow() error {
 	base := bucket.CompactionWindow(v.Scheme.Width(), 0).Duration()
 	if w%base != 0 {
 		return fmt.Errorf("%w: CompactionWindow %s is not a whole multiple of the bucket width %s: "+
-			"buckets would straddle windows and expire in pieces", ErrBadView, w, base)
+			"a bucket would be spread over more windows than it needs, each read of it touching every one", ErrBadView, w, base)
 	}
 	return nil
 }
