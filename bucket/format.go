@@ -34,8 +34,12 @@ func (s Scheme) String() string {
 	return "invalid"
 }
 
-// ParseScheme returns the scheme whose String is text. ErrBadScheme for
-// anything else, ErrBadWidth for a fixed width Fixed rejects.
+// ParseScheme returns the scheme whose String is text. It also accepts
+// other spellings of the same scheme (a width in other units, 60m for 1h;
+// an epoch with a zone offset) and returns the scheme, whose String is then
+// the canonical text: compare parsed schemes, or their String, never the
+// texts as given. ErrBadScheme for anything else, ErrBadWidth for a fixed
+// width Fixed rejects.
 func ParseScheme(text string) (Scheme, error) {
 	if strings.Contains(text, changeSep) {
 		return parseHistory(text)

@@ -42,8 +42,11 @@ type Kind interface {
 	Precision() time.Duration
 }
 
-// ParseKind returns the Kind whose String is s. ErrUnknownKind for text it
-// does not recognise, ErrBadKind for a snowflake layout that is invalid.
+// ParseKind returns the Kind whose String is s; other spellings of the
+// same kind (a snowflake layout's numbers with leading zeros or a sign) give
+// the same Kind, whose String is the canonical text. ErrUnknownKind for
+// text it does not recognise, ErrBadKind for a snowflake layout that is
+// invalid.
 func ParseKind(s string) (Kind, error) {
 	switch s {
 	case TimeUUID{}.String():
