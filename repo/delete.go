@@ -111,10 +111,15 @@ func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, cfg writeConfig) e
 	defer cancel()
 	errs := make([]error, len(rows))
 	var wg sync.WaitGroup
+	var pp panics
 	for i, rw := range rows {
-		wg.Go(func() { errs[i] = r.deleteRow(sctx, rw, cfg) })
+		wg.Go(func() {
+			defer pp.catch()
+			errs[i] = r.deleteRow(sctx, rw, cfg)
+		})
 	}
 	wg.Wait()
+	pp.rethrow()
 	r.restoreLatestViews(sctx, rows, errs, cfg)
 	return r.markDirty(sctx, rows, cfg, r.fanoutResult(rows, errs, cfg.timestamp)) // rollup.go
 }

@@ -107,8 +107,9 @@
 //     wrong hint costs a request, never a row. Items stamped ahead of the
 //     reader's clock are read first, newest-first as oldest-first.
 //   - Without it (Options.Index.NoPresenceIndex), the walk visits buckets one by one
-//     from MaxFutureSkew ahead of now (newest-first) or from its start
-//     (oldest-first, which then needs From, a cursor or MaxLookback), and
+//     from MaxFutureSkew plus ClockSkew ahead of now (newest-first) or from
+//     its start (oldest-first, which then needs From, a cursor or
+//     MaxLookback, which does not cut a From or cursor given), and
 //     probes ahead in parallel after Options.Read.ProbeAfter empty buckets. Now
 //     minus the TTL is not a floor: backfilled rows live below it.
 //

@@ -100,6 +100,9 @@ func (c *fakeCluster) Exec(ctx context.Context, s Statement) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.log = append(c.log, s)
+	if c.panicOn != nil && c.panicOn(s) {
+		panic("fake cluster: injected panic")
+	}
 	if c.fail != nil {
 		if err := c.fail(s); err != nil {
 			return err

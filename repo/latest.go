@@ -54,6 +54,7 @@ func (r *Repo[T]) LatestValues(ctx context.Context, view string, keys []Key) (it
 	defer cancel(nil)
 	sem := make(chan struct{}, latestConcurrency)
 	var wg sync.WaitGroup
+	var pp panics
 	for i, k := range keys {
 		select {
 		case sem <- struct{}{}:
@@ -64,6 +65,7 @@ func (r *Repo[T]) LatestValues(ctx context.Context, view string, keys []Key) (it
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
+			defer pp.catch()
 			var err error
 			if items[i], found[i], err = r.LatestValue(ctx, view, k); err != nil {
 				cancel(err)
@@ -71,6 +73,7 @@ func (r *Repo[T]) LatestValues(ctx context.Context, view string, keys []Key) (it
 		})
 	}
 	wg.Wait()
+	pp.rethrow()
 	if err := context.Cause(ctx); err != nil {
 		return nil, nil, err
 	}

@@ -24,18 +24,24 @@ func (r *Repo[T]) Pages(ctx context.Context, q Query) iter.Seq2[Page[T], error] 
 		rctx, cancel := context.WithCancel(ctx)
 		next := make(chan pageRead[T]) // unbuffered: the reader waits with the page it read ahead
 		var wg sync.WaitGroup
-		defer wg.Wait() // after cancel: deferred calls run last first
+		var pp panics      // the reader's, raised here (panics.go)
+		defer pp.rethrow() // after wg.Wait: deferred calls run last first
+		defer wg.Wait()    // after cancel
 		defer cancel()
 		var complete bool // read once the reader has ended
-		wg.Go(func() { complete = r.readAhead(rctx, q, next) })
+		wg.Go(func() {
+			defer pp.catch()
+			complete = r.readAhead(rctx, q, next)
+		})
 		for pr := range next {
 			if !yield(pr.page, pr.err) || pr.err != nil {
 				return
 			}
 		}
 		// The reader stopped early only when ctx ended while this caller
-		// held a page: that is an error, not the last page.
+		// held a page (or it panicked): that is an error, not the last page.
 		wg.Wait()
+		pp.rethrow()
 		if !complete {
 			var zero Page[T]
 			yield(zero, fmt.Errorf("repo: read %s: %w", q.View, context.Cause(ctx)))

@@ -144,7 +144,10 @@ func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg wri
 	last := len(rows) - 1
 	for i := range rows[:last] {
 		if !f.alone[i] {
-			f.wg.Go(func() { f.errs[i] = r.writeRow(sctx, rows[i], cfg, true) })
+			f.wg.Go(func() {
+				defer f.panics.catch()
+				f.errs[i] = r.writeRow(sctx, rows[i], cfg, true)
+			})
 			continue
 		}
 		// A row alone (nearly every write: its bucket has its entry) is
@@ -161,6 +164,7 @@ func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg wri
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
 	f.errs[last] = r.writeRow(sctx, rows[last], cfg, !f.alone[last])
 	f.wg.Wait()
+	f.panics.rethrow()
 	for i, rw := range rows[:last] {
 		if f.alone[i] && f.errs[i] == nil {
 			r.countWrite(sctx, rw, 1, rw.bytes)
@@ -172,6 +176,7 @@ func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg wri
 // sendAlone sends f's statement i and records its error.
 func (r *Repo[T]) sendAlone(ctx context.Context, f *fanout, i int) {
 	defer f.wg.Done()
+	defer f.panics.catch()
 	f.errs[i] = r.send(ctx, &f.stmts[i])
 }
 
@@ -183,6 +188,7 @@ func (r *Repo[T]) sendAlone(ctx context.Context, f *fanout, i int) {
 // took the allocation from 640 to 768 bytes per Put.
 type fanout struct {
 	wg      sync.WaitGroup
+	panics  panics // the goroutines', raised again by the caller (panics.go)
 	errs    []error
 	stmts   []Statement
 	alone   []bool
@@ -296,9 +302,14 @@ func (r *Repo[T]) writeRowAndEntry(ctx context.Context, rw row, cfg writeConfig,
 	entry := r.entry(rw, cfg)
 	var perr error
 	var wg sync.WaitGroup
-	wg.Go(func() { perr = r.exec(ctx, entry.stmt) })
+	var pp panics
+	wg.Go(func() {
+		defer pp.catch()
+		perr = r.exec(ctx, entry.stmt)
+	})
 	err := r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
 	wg.Wait()
+	pp.rethrow()
 	if err == nil && perr != nil {
 		err = fmt.Errorf("presence index: %w", perr)
 	}

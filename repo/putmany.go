@@ -53,6 +53,7 @@ func (r *Repo[T]) sendGroups(ctx context.Context, jobs [][]row, cfg writeConfig)
 	errs := make([]error, len(jobs))
 	sem := make(chan struct{}, r.opts.Write.Concurrency)
 	var wg sync.WaitGroup
+	var pp panics
 	for i, job := range jobs {
 		// Checked first: select picks at random among ready cases, and a free
 		// slot must not win over an expired fan-out.
@@ -68,10 +69,12 @@ func (r *Repo[T]) sendGroups(ctx context.Context, jobs [][]row, cfg writeConfig)
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
+			defer pp.catch()
 			errs[i] = r.writeGroup(sctx, job, cfg)
 		})
 	}
 	wg.Wait()
+	pp.rethrow()
 	return r.manyResult(jobs, errs, cfg.timestamp)
 }
 

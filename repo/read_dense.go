@@ -107,14 +107,18 @@ func (w *walk[T]) readHead(ctx context.Context, head bucket.Bucket) (headRead[T]
 	}
 	done := make(chan listing, 1)
 	from, to := w.indexStart(), w.indexEnd()
+	var pp panics
 	go func() {
-		bs, err := w.presenceBuckets(ctx, from, to, presencePage)
-		done <- listing{bs, err}
+		var l listing
+		defer func() { done <- l }() // after catch: deferred calls run last first
+		defer pp.catch()
+		l.buckets, l.err = w.presenceBuckets(ctx, from, to, presencePage)
 	}()
 	w.stats.Queries += 1 + w.shards(head)
 	rows, err := w.fetch(ctx, head, w.remaining())
 	h := headRead[T]{bucket: head, rows: rows}
 	l := <-done
+	pp.rethrow()
 	if err != nil {
 		return h, err
 	}

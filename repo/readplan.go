@@ -231,56 +231,65 @@ func ceilTo(t time.Time, p time.Duration) time.Time {
 	return t
 }
 
-// setIDBounds derives the clustering bounds: the cursor, else the range edges.
+// setIDBounds derives the clustering bounds: the range edges, and after a
+// cursor, on its side, the cursor's bound unless the range's is tighter.
+// The cursors a read returns lie inside its range, so theirs always is; an
+// unsigned cursor edited to point past the range must not reach beyond it
+// (the bucket bounds take the tighter of the two alike).
 func (p *readPlan) setIDBounds(cur *cursor, from, to time.Time) error {
 	k, typ := p.v.spec.Kind, p.v.idCQL
-	newest := p.q.Direction == NewestFirst
-	if !from.IsZero() && (newest || cur == nil) {
-		if err := p.setLowerFromFrom(k, typ, from); err != nil {
+	var fromID, toID bucket.ID // zero: that side is open (no valid ID is zero)
+	var err error
+	if !from.IsZero() {
+		if fromID, err = p.setLowerFromFrom(k, typ, from); err != nil {
 			return err
 		}
 	}
-	if !to.IsZero() && (!newest || cur == nil) {
-		if err := p.setUpperFromTo(k, typ, to); err != nil {
+	if !to.IsZero() {
+		if toID, err = p.setUpperFromTo(k, typ, to); err != nil {
 			return err
 		}
 	}
-	if cur != nil {
-		if newest {
+	switch {
+	case cur == nil:
+	case p.q.Direction == NewestFirst:
+		if toID.IsZero() || k.Compare(cur.last, toID) <= 0 { // < last, against < toID
 			p.hi, p.hiVal = upperLT, idToCQL(typ, cur.last)
-		} else {
-			p.lo, p.loVal = lowerGT, idToCQL(typ, cur.last)
 		}
+	case fromID.IsZero() || k.Compare(cur.last, fromID) >= 0: // > last, against >= fromID
+		p.lo, p.loVal = lowerGT, idToCQL(typ, cur.last)
 	}
 	return nil
 }
 
-// setLowerFromFrom bounds the IDs from the range's start.
-func (p *readPlan) setLowerFromFrom(k bucket.Kind, typ bucket.CQLMapping, from time.Time) error {
+// setLowerFromFrom bounds the IDs from the range's start, and returns the
+// bound's ID (zero: the side is open).
+func (p *readPlan) setLowerFromFrom(k bucket.Kind, typ bucket.CQLMapping, from time.Time) (bucket.ID, error) {
 	id, err := k.MinID(from)
 	switch {
 	case errors.Is(err, bucket.ErrBeforeEpoch):
 		// Nothing can be older than the epoch: the side is open.
+		return bucket.ID{}, nil
 	case err != nil:
-		return fmt.Errorf("%w: from: %w", ErrBadRange, err)
-	default:
-		p.lo, p.loVal = lowerGE, idToCQL(typ, id)
+		return bucket.ID{}, fmt.Errorf("%w: from: %w", ErrBadRange, err)
 	}
-	return nil
+	p.lo, p.loVal = lowerGE, idToCQL(typ, id)
+	return id, nil
 }
 
-// setUpperFromTo bounds the IDs below the range's end.
-func (p *readPlan) setUpperFromTo(k bucket.Kind, typ bucket.CQLMapping, to time.Time) error {
+// setUpperFromTo bounds the IDs below the range's end, and returns the
+// bound's ID (zero: the side is open).
+func (p *readPlan) setUpperFromTo(k bucket.Kind, typ bucket.CQLMapping, to time.Time) (bucket.ID, error) {
 	id, err := k.MinID(to)
 	switch {
 	case errors.Is(err, bucket.ErrOutOfRange):
 		// Nothing can be newer than the kind can encode: the side is open.
+		return bucket.ID{}, nil
 	case errors.Is(err, bucket.ErrBeforeEpoch):
-		return fmt.Errorf("%w: to %v is before the ID epoch: the range is empty", ErrBadRange, to)
+		return bucket.ID{}, fmt.Errorf("%w: to %v is before the ID epoch: the range is empty", ErrBadRange, to)
 	case err != nil:
-		return fmt.Errorf("%w: to: %w", ErrBadRange, err)
-	default:
-		p.hi, p.hiVal = upperLT, idToCQL(typ, id)
+		return bucket.ID{}, fmt.Errorf("%w: to: %w", ErrBadRange, err)
 	}
-	return nil
+	p.hi, p.hiVal = upperLT, idToCQL(typ, id)
+	return id, nil
 }

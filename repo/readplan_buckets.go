@@ -73,10 +73,14 @@ func (p *readPlan) setBucketBounds(cur *cursor, from, to time.Time, o *Options) 
 		}
 		curAt = at
 	}
-	if o.Read.MaxLookback > 0 {
+	// An oldest-first page starts at its From or its cursor: there the
+	// lookback would cut the range the caller asked for (and hide its rows
+	// behind a page that says it ended). Without either, MaxLookback is
+	// where it starts.
+	if o.Read.MaxLookback > 0 && (p.q.Direction == NewestFirst || !p.floored) {
 		p.boundByLookback(o.Read.MaxLookback, cur != nil, curAt, to)
 	}
-	p.reach = p.reachOf(o.Schemes.MaxFutureSkew)
+	p.reach = p.reachOf(o.Schemes.MaxFutureSkew, o.Schemes.ClockSkew)
 	return nil
 }
 
@@ -123,11 +127,13 @@ func (p *readPlan) boundByLookback(lb time.Duration, hasCursor bool, curAt, to t
 }
 
 // reachOf works out the top, present and horizon buckets: a page bounded
-// above reaches its ceiling; an open one, as far as an accepted item can be.
-func (p *readPlan) reachOf(maxFutureSkew time.Duration) reach {
+// above reaches its ceiling; an open one, as far as an accepted item can
+// be: a writer may stamp MaxFutureSkew ahead of its clock, which may run
+// ClockSkew ahead of the reader's.
+func (p *readPlan) reachOf(maxFutureSkew, clockSkew time.Duration) reach {
 	rc := reach{present: clampedBucket(p.s, p.now), top: p.ceiling, horizon: p.ceiling}
 	if !p.ceilinged {
-		rc.top = clampedBucket(p.s, p.now.Add(maxFutureSkew))
+		rc.top = clampedBucket(p.s, p.now.Add(maxFutureSkew+clockSkew))
 		rc.horizon = clampedBucket(p.s, p.now.Add(2*maxFutureSkew))
 	}
 	return rc

@@ -96,9 +96,11 @@ func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to tim
 	run := newRepairRun(r, bv)
 	sem := make(chan struct{}, r.opts.Write.Concurrency)
 	var wg sync.WaitGroup
+	var pp panics
 	for item, err := range r.All(ctx, q) {
 		if err != nil {
 			wg.Wait()
+			pp.rethrow()
 			return run.report, fmt.Errorf("repo: repair: read %s: %w", base, err)
 		}
 		run.report.Items++
@@ -106,14 +108,17 @@ func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to tim
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 			wg.Wait()
+			pp.rethrow()
 			return run.report, fmt.Errorf("repo: repair: %w", ctx.Err())
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
+			defer pp.catch()
 			run.item(ctx, &item)
 		})
 	}
 	wg.Wait()
+	pp.rethrow()
 	return run.result()
 }
 

@@ -161,10 +161,12 @@ func (r *Repo[T]) writeMarks(ctx context.Context, rows []row, marks []dirtyMark,
 	results := make([]viewResult, len(marks))
 	sem := make(chan struct{}, markConcurrency)
 	var wg sync.WaitGroup
+	var pp panics
 	for i, m := range marks {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
+			defer pp.catch()
 			at := r.opts.Now()
 			if !m.hold.IsZero() {
 				at = m.hold
@@ -174,6 +176,7 @@ func (r *Repo[T]) writeMarks(ctx context.Context, rows []row, marks []dirtyMark,
 		})
 	}
 	wg.Wait()
+	pp.rethrow()
 	merr := newPutError(cfg.timestamp, results, r.opts.Metrics)
 	if merr == nil {
 		return werr

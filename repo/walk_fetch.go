@@ -50,10 +50,15 @@ func (w *walk[T]) fetchMany(ctx context.Context, b, step bucket.Bucket, k int) (
 		results[0], errs[0] = w.fetch(ctx, b, limit)
 	} else {
 		var wg sync.WaitGroup
+		var pp panics
 		for i := range k {
-			wg.Go(func() { results[i], errs[i] = w.fetch(ctx, b+step*bucket.Bucket(i), limit) })
+			wg.Go(func() {
+				defer pp.catch()
+				results[i], errs[i] = w.fetch(ctx, b+step*bucket.Bucket(i), limit)
+			})
 		}
 		wg.Wait()
+		pp.rethrow()
 	}
 	for i := range k {
 		w.stats.Queries += w.shards(b + step*bucket.Bucket(i))
@@ -77,10 +82,15 @@ func (w *walk[T]) fetch(ctx context.Context, b bucket.Bucket, limit int) ([]T, e
 	parts := make([][]T, n)
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
+	var pp panics
 	for s := range parts {
-		wg.Go(func() { parts[s], errs[s] = w.fetchShard(ctx, b, s, limit) })
+		wg.Go(func() {
+			defer pp.catch()
+			parts[s], errs[s] = w.fetchShard(ctx, b, s, limit)
+		})
 	}
 	wg.Wait()
+	pp.rethrow()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
