@@ -125,7 +125,10 @@
 // value: a pointer names the partition it points to.
 //
 // Identical concurrent reads are coalesced into one walk; a read that panics
-// frees its key, and the reads waiting on it get an error.
+// frees its key, and the reads waiting on it get an error. A panic in a
+// goroutine a call starts (an executor's, or a WrapExecutor layer's) is
+// raised again on the caller's goroutine once the call's other goroutines
+// are done, so the caller can recover it as its own.
 //
 // All iterates over a read's items, reading a page when its caller needs
 // one; Pages iterates over its pages and reads the next while the caller
