@@ -69,6 +69,119 @@ func TestStepCalendarDaysFollowDaylightSaving(t *testing.T) {
 	}
 }
 
+// TestStepCalendarDayStartsAtItsFirstInstant: where clocks skip midnight
+// (Cairo, Sao Paulo) a day begins at the end of the gap, and where they go
+// back to midnight (Amman) at the first midnight; a day ends where the next
+// begins.
+func TestStepCalendarDayStartsAtItsFirstInstant(t *testing.T) {
+	for _, c := range []struct {
+		zone       string
+		at         string // local time of an item, in the zone
+		start, end string // the day's bounds, UTC
+	}{
+		{"Africa/Cairo", "2024-04-26 12:00", "2024-04-25 22:00", "2024-04-26 21:00"},      // midnight skipped: 23h
+		{"Africa/Cairo", "2024-04-25 23:30", "2024-04-24 22:00", "2024-04-25 22:00"},      // the day before ends at the gap
+		{"America/Sao_Paulo", "2018-11-03 23:30", "2018-11-03 03:00", "2018-11-04 03:00"}, // ends at 01:00 -02
+		{"America/Sao_Paulo", "2018-11-04 01:30", "2018-11-04 03:00", "2018-11-05 02:00"},
+		{"Asia/Amman", "2021-10-29 00:30", "2021-10-28 21:00", "2021-10-29 22:00"}, // two midnights: 25h
+	} {
+		loc, err := time.LoadLocation(c.zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := Step{Every: day, Calendar: true, Location: loc}
+		at := mustParse(t, c.at, loc)
+		start, end := s.Start(at), s.End(s.Start(at))
+		if !start.Equal(mustParse(t, c.start, time.UTC)) || !end.Equal(mustParse(t, c.end, time.UTC)) {
+			t.Errorf("%s %s: day [%v, %v), want [%s, %s) UTC", c.zone, c.at, start.UTC(), end.UTC(), c.start, c.end)
+		}
+	}
+}
+
+// TestStepCalendarDaysTileTime checks around every change of offset of
+// zones with odd ones that each instant lies in its interval, which begins
+// at the first instant of a date and ends where the next begins: the
+// intervals neither overlap nor leave gaps.
+func TestStepCalendarDaysTileTime(t *testing.T) {
+	for _, zone := range []string{"Africa/Cairo", "America/Sao_Paulo", "America/Havana", "Asia/Amman",
+		"America/Santiago", "Asia/Beirut", "Asia/Gaza", "Australia/Lord_Howe", "America/New_York"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []time.Duration{1, 3} {
+			s := Step{Every: n * day, Calendar: true, Location: loc}
+			for change := range offsetChanges(loc, 2010, 2026) {
+				for at := change.Add(-50 * time.Hour); at.Before(change.Add(50 * time.Hour)); at = at.Add(10 * time.Minute) {
+					if err := checkCalendarInterval(s, at); err != nil {
+						t.Fatalf("%s, %v: %v", zone, s, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkCalendarInterval(s Step, at time.Time) error {
+	loc := s.location()
+	start := s.Start(at)
+	end := s.End(start)
+	switch {
+	case at.Before(start) || !at.Before(end):
+		return fmt.Errorf("%v outside its interval [%v, %v)", at.In(loc), start, end)
+	case !s.Start(end).Equal(end):
+		return fmt.Errorf("interval [%v, %v): the next starts at %v", start, end, s.Start(end))
+	case !dateOf(start.Add(-time.Nanosecond), loc).Before(dateOf(start, loc)):
+		return fmt.Errorf("%v: interval start %v is not the first instant of its date", at.In(loc), start)
+	case s.Every == day && !dateOf(start, loc).Equal(dateOf(at, loc)):
+		return fmt.Errorf("%v: interval starts on another date, %v", at.In(loc), start)
+	}
+	return nil
+}
+
+// offsetChanges yields the instants loc's offset changes in [from, to).
+func offsetChanges(loc *time.Location, from, to int) func(func(time.Time) bool) {
+	return func(yield func(time.Time) bool) {
+		at := time.Date(from, 1, 1, 0, 0, 0, 0, loc)
+		for at.Year() < to {
+			_, end := at.ZoneBounds()
+			if end.IsZero() || !yield(end) {
+				return
+			}
+			at = end
+		}
+	}
+}
+
+// TestCalendarFoldAcrossAMidnightGap: the day after Cairo skipped its
+// midnight holds its own items, in either direction.
+func TestCalendarFoldAcrossAMidnightGap(t *testing.T) {
+	cairo, err := time.LoadLocation("Africa/Cairo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := []reading{{at: time.Date(2024, 4, 26, 12, 0, 0, 0, cairo)}, {at: time.Date(2024, 4, 27, 0, 30, 0, 0, cairo)}}
+	for _, dir := range []repo.Direction{repo.OldestFirst, repo.NewestFirst} {
+		q := Query{Step: Step{Every: day, Calendar: true, Location: cairo}, Aggs: []Agg{{Count, AllItems}}, Direction: dir}
+		rows, err := foldAll(items, &q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 2 {
+			t.Errorf("%v: %d rows %v, want one a day", dir, len(rows), rows)
+		}
+	}
+}
+
+func mustParse(t *testing.T, s string, loc *time.Location) time.Time {
+	t.Helper()
+	at, err := time.ParseInLocation("2006-01-02 15:04", s, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
+
 func TestStepValidate(t *testing.T) {
 	for _, s := range []Step{{}, {Every: 500 * time.Millisecond}, {Every: 1500 * time.Millisecond},
 		{Every: time.Hour, Calendar: true}, {Every: day, Location: time.Local}} {
@@ -128,6 +241,43 @@ func TestFoldEqualsTheModel(t *testing.T) {
 			want := model(items, step, dir)
 			if err := sameRows(got, want); err != nil {
 				t.Fatalf("round %d, %v, step %v: %v", round, dir, step, err)
+			}
+		}
+	}
+}
+
+// TestMinMaxOfSignedZeros: -0 == +0, yet min is -0 and max +0 (as Go's
+// builtin min and max) whatever the order of the items and the direction
+// of the read, raw or merged from rollup rows: the answers agree bit for
+// bit.
+func TestMinMaxOfSignedZeros(t *testing.T) {
+	pos, neg := 0.0, math.Copysign(0, -1)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, zeros := range [][]float64{{pos, neg}, {neg, pos}, {pos, neg, pos}, {neg, pos, neg}} {
+		items := make([]reading, len(zeros))
+		xs := make([]number, len(zeros))
+		for i := range zeros {
+			items[i] = reading{at: base.Add(time.Duration(i) * time.Second), temp: &zeros[i]}
+			xs[i] = number{f: zeros[i], valid: true}
+		}
+		for _, dir := range []repo.Direction{repo.OldestFirst, repo.NewestFirst} {
+			q := Query{Step: Step{Every: time.Hour}, Aggs: []Agg{{Min, "temp"}, {Max, "temp"}}, Direction: dir}
+			rows, err := foldAll(items, &q, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mn, mx := rows[0].Values[0].Float64(), rows[0].Values[1].Float64()
+			if !math.Signbit(mn) || math.Signbit(mx) {
+				t.Errorf("%v %v: min %v max %v, want -0 and +0", zeros, dir, mn, mx)
+			}
+			// Merged from rollup rows of one item each.
+			rng := rand.New(rand.NewPCG(0, 0))
+			forward := dir == repo.OldestFirst
+			if v := foldByRuns(rng, xs, Min, false, forward).Float64(); !math.Signbit(v) {
+				t.Errorf("%v %v: merged min %v, want -0", zeros, dir, v)
+			}
+			if v := foldByRuns(rng, xs, Max, false, forward).Float64(); math.Signbit(v) {
+				t.Errorf("%v %v: merged max %v, want +0", zeros, dir, v)
 			}
 		}
 	}
@@ -302,6 +452,57 @@ func TestExactSumIsCorrectlyRounded(t *testing.T) {
 	s.add(math.Inf(-1))
 	if !math.IsNaN(s.value()) {
 		t.Fatalf("sum with both infinities = %v, want NaN", s.value())
+	}
+}
+
+// TestExactSumOverflowIsAnError: a partial sum of finite values past
+// float64 is ErrOverflow (as Python's math.fsum), never the Inf or NaN that
+// made [Max, Max, -Max] differ from [Max, -Max, Max]; infinite values keep
+// IEEE rules.
+func TestExactSumOverflowIsAnError(t *testing.T) {
+	m := math.MaxFloat64
+	for _, c := range []struct {
+		xs      []float64
+		want    float64
+		wantErr bool
+	}{
+		{[]float64{m, m, -m}, 0, true},
+		{[]float64{m, m}, 0, true},
+		{[]float64{-m, -m}, 0, true},
+		{[]float64{m, math.Ldexp(1, 970)}, 0, true}, // half an ulp of Max: rounds to even, past it
+		{[]float64{m, -m, m}, m, false},
+		{[]float64{m, math.Inf(1)}, math.Inf(1), false},
+		{[]float64{m, m, math.Inf(-1)}, 0, true}, // the finite values overflowed first
+		{[]float64{math.Inf(-1), m, -m, m}, math.Inf(-1), false},
+	} {
+		var s exactSum
+		var err error
+		for _, x := range c.xs {
+			if err = s.add(x); err != nil {
+				break
+			}
+		}
+		switch {
+		case c.wantErr && !errors.Is(err, ErrOverflow):
+			t.Errorf("sum of %v: error %v, value %v; want ErrOverflow", c.xs, err, s.value())
+		case !c.wantErr && (err != nil || s.value() != c.want):
+			t.Errorf("sum of %v = %v, %v; want %v", c.xs, s.value(), err, c.want)
+		}
+	}
+}
+
+// TestFloatSumOverflowIsAnError: a fold whose float sum overflows fails
+// with ErrOverflow in either direction, as an integer sum past int64 does.
+func TestFloatSumOverflowIsAnError(t *testing.T) {
+	m := math.MaxFloat64
+	items := []reading{{at: time.Unix(0, 0), temp: &m}, {at: time.Unix(1, 0), temp: &m}}
+	for _, dir := range []repo.Direction{repo.OldestFirst, repo.NewestFirst} {
+		for _, agg := range []Agg{{Sum, "temp"}, {Avg, "temp"}} {
+			q := Query{Step: Step{Every: time.Hour}, Aggs: []Agg{agg}, Direction: dir}
+			if rows, err := foldAll(items, &q, 10); !errors.Is(err, ErrOverflow) {
+				t.Errorf("%v %v: fold = %v, %v; want ErrOverflow", dir, agg, rows, err)
+			}
+		}
 	}
 }
 

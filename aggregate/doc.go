@@ -27,7 +27,10 @@
 //   - float and double columns are summed exactly (Shewchuk's partials, as
 //     Python's math.fsum) and rounded once: a sum is the exact sum
 //     correctly rounded, the same float whatever the order of the items,
-//     the direction of the read or how the range was split;
+//     the direction of the read or how the range was split; a partial sum
+//     of finite values past float64 is an error (ErrOverflow), as in
+//     math.fsum, not an infinity or a NaN (infinite values keep IEEE
+//     rules: +Inf and -Inf sum to NaN);
 //   - first and last are by the item's time (its ID), not by the direction
 //     of the read;
 //   - a null value, and a NaN, is skipped by every function but count(*),

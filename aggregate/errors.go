@@ -9,8 +9,11 @@ var (
 	// ErrBadQuery: a field of the Query is invalid. Returned as a
 	// *QueryError naming the field; nothing was sent.
 	ErrBadQuery = errors.New("aggregate: bad query")
-	// ErrOverflow: the sum of an integer column left the int64 range.
-	ErrOverflow = errors.New("aggregate: integer overflow")
+	// ErrOverflow: the sum of an integer column left the int64 range, or
+	// a partial sum of a float column's finite values left the float64
+	// range (as Python's math.fsum, an error rather than an Inf or a NaN
+	// that another order of the same values would not give).
+	ErrOverflow = errors.New("aggregate: overflow")
 )
 
 // QueryError is a Query refused before anything was sent.

@@ -89,7 +89,9 @@ func (a *accumulator) add(x number) error {
 		a.isum = s
 		return nil
 	}
-	a.fsum.add(x.f)
+	if err := a.fsum.add(x.f); err != nil {
+		return fmt.Errorf("sum(%s): %w", a.agg.Column, err)
+	}
 	return nil
 }
 

@@ -1,6 +1,9 @@
 package aggregate
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // exactSum is the exact sum of float64 values, kept as non-overlapping
 // partials (Shewchuk's algorithm, as in Python's math.fsum): its rounded
@@ -13,10 +16,17 @@ type exactSum struct {
 	inf      float64 // the sum of the infinities seen (NaN if both signs)
 }
 
-func (s *exactSum) add(x float64) {
+// add adds x. An infinity follows IEEE rules (+Inf and -Inf give NaN). A
+// finite x whose partial sum overflows is an error (ErrOverflow), as in
+// Python's math.fsum: the partials no longer hold the exact sum, and
+// whether it happens depends on the order ([Max, Max, -Max] overflows,
+// [Max, -Max, Max] does not), so an Inf or NaN here would break the
+// promise of one float whatever the order. s is then unusable: the fold
+// stops with the error.
+func (s *exactSum) add(x float64) error {
 	if math.IsInf(x, 0) {
 		s.inf += x
-		return
+		return nil
 	}
 	i := 0
 	for _, y := range s.partials {
@@ -31,15 +41,24 @@ func (s *exactSum) add(x float64) {
 		}
 		x = hi
 	}
+	// Once a partial sum of finite values is ±Inf, x stays so to the end
+	// of the loop: checking it once here catches any overflow within.
+	if math.IsInf(x, 0) {
+		return fmt.Errorf("%w: a partial sum of finite floats passed float64", ErrOverflow)
+	}
 	s.partials = append(s.partials[:i], x)
+	return nil
 }
 
 // merge adds the partials of another exact sum.
-func (s *exactSum) merge(o *exactSum) {
+func (s *exactSum) merge(o *exactSum) error {
 	for _, p := range o.partials {
-		s.add(p)
+		if err := s.add(p); err != nil {
+			return err
+		}
 	}
 	s.inf += o.inf
+	return nil
 }
 
 func (s *exactSum) reset() {

@@ -54,7 +54,9 @@ func (a *accumulator) merge(c repo.RollupColumn) error {
 			a.fsum.inf += p
 			continue
 		}
-		a.fsum.add(p)
+		if err := a.fsum.add(p); err != nil {
+			return fmt.Errorf("sum(%s): rollup row: %w", a.agg.Column, err)
+		}
 	}
 	return nil
 }
@@ -69,10 +71,15 @@ func (a *accumulator) mergeMinMax(mn, mx number) {
 		}
 		return
 	}
-	if mn.f < a.min.f {
+	// -0 == +0, so strict comparisons alone would keep whichever zero came
+	// first and a read's direction would choose the sign. As Go's builtin
+	// min and max, min prefers -0 and max +0. NaN never gets here: it is
+	// not a valid number (numberOf), so add skips it and no stored min or
+	// max is one.
+	if mn.f < a.min.f || (mn.f == a.min.f && math.Signbit(mn.f)) {
 		a.min = mn
 	}
-	if mx.f > a.max.f {
+	if mx.f > a.max.f || (mx.f == a.max.f && !math.Signbit(mx.f)) {
 		a.max = mx
 	}
 }

@@ -98,6 +98,26 @@ func foldByRuns(rng *rand.Rand, xs []number, fn Func, isInt, forward bool) Value
 	return a.value()
 }
 
+// TestMergeFloatSumOverflowIsAnError: merging rollup rows whose float sums
+// together pass float64 is ErrOverflow, as the raw fold's is, not an Inf.
+func TestMergeFloatSumOverflowIsAnError(t *testing.T) {
+	w := accumulator{agg: Agg{Func: Sum, Column: "x"}, forward: true}
+	if err := w.add(number{f: math.MaxFloat64, valid: true}); err != nil {
+		t.Fatal(err)
+	}
+	row := w.stored()
+	for _, fn := range []Func{Sum, Avg} {
+		a := accumulator{agg: Agg{Func: fn, Column: "x"}, forward: true}
+		err := a.merge(row)
+		if err == nil {
+			err = a.merge(row)
+		}
+		if !errors.Is(err, ErrOverflow) {
+			t.Errorf("%s of two rows of sum Max: merge = %v (value %v), want ErrOverflow", fn, err, a.value())
+		}
+	}
+}
+
 func TestPickRollup(t *testing.T) {
 	hourly := schema.Rollup{Name: "h", Source: "v", Every: time.Hour, Columns: []string{"temp", "hum"}, Functions: []string{"avg", "max", "count"}}
 	from, to := time.Unix(0, 0), time.Unix(86400, 0)

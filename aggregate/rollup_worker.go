@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -67,7 +68,9 @@ type RollReport struct {
 	// round's clear could remove (sent in the last ClockSkew, or holding
 	// their interval until a short-lived item has expired, repo.WithTTL).
 	Held int
-	Lag  time.Duration // Horizon less the oldest key's checkpoint end
+	// Lag is Horizon less the oldest key's checkpoint end (a key whose
+	// checkpoint could not be read is left out).
+	Lag time.Duration
 }
 
 func (w *Roller[T]) now() time.Time {
@@ -89,13 +92,35 @@ func (w *Roller[T]) spec() (schema.Rollup, error) {
 }
 
 // RunOnce runs one round: the keys' new closed intervals, then every dirty
-// marker.
+// marker. A key or a marker that fails (a read, or a sum past ErrOverflow's
+// bounds, which would fail every round) fails alone: the other keys are
+// rolled, the markers recomputed and the round observed all the same, and
+// the failures are returned joined (errors.Is finds each cause). A round
+// whose context ended stops where it is, unobserved.
 func (w *Roller[T]) RunOnce(ctx context.Context) (RollReport, error) {
 	ru, err := w.spec()
 	if err != nil {
 		return RollReport{}, err
 	}
 	rep := RollReport{Horizon: w.now().Add(-w.Repo.RollupDelay()).Truncate(ru.Every)}
+	w.rolled = map[string][]rolledSpan{}
+	errs := w.rollKeys(ctx, ru, &rep)
+	if ctx.Err() == nil {
+		errs = append(errs, w.recomputeDirty(ctx, ru, &rep)...)
+	}
+	if ctx.Err() != nil && len(errs) > 0 {
+		return rep, errors.Join(errs...)
+	}
+	if w.Observer != nil {
+		w.Observer.Round(ru.Name, rep.Lag, rep.Dirty, rep.Rolled, rep.Recomputed)
+	}
+	return rep, errors.Join(errs...)
+}
+
+// rollKeys rolls each key's new closed intervals, carrying on past a key
+// that fails, and sets rep.Lag: a failed key's checkpoint did not move, so
+// it counts as it stands.
+func (w *Roller[T]) rollKeys(ctx context.Context, ru schema.Rollup, rep *RollReport) []error {
 	hi := rep.Horizon
 	if !w.To.IsZero() && w.To.Before(hi) {
 		hi = w.To.Truncate(ru.Every)
@@ -105,22 +130,21 @@ func (w *Roller[T]) RunOnce(ctx context.Context) (RollReport, error) {
 		lo = w.From.Truncate(ru.Every)
 	}
 	oldest := rep.Horizon
-	w.rolled = map[string][]rolledSpan{}
+	var errs []error
 	for _, key := range w.Keys {
-		to, err := w.rollKey(ctx, ru, key, lo, hi, &rep)
-		if err != nil {
-			return rep, err
+		to, err := w.rollKey(ctx, ru, key, lo, hi, rep)
+		if !to.IsZero() { // zero: its checkpoint could not be read
+			oldest = earlier(oldest, to)
 		}
-		oldest = earlier(oldest, to)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("aggregate: roller %s: key %v: %w", ru.Name, key, err))
+			if ctx.Err() != nil {
+				break
+			}
+		}
 	}
 	rep.Lag = rep.Horizon.Sub(oldest)
-	if err := w.recomputeDirty(ctx, ru, &rep); err != nil {
-		return rep, err
-	}
-	if w.Observer != nil {
-		w.Observer.Round(ru.Name, rep.Lag, rep.Dirty, rep.Rolled, rep.Recomputed)
-	}
-	return rep, nil
+	return errs
 }
 
 // Lease elects one holder among instances: Acquire takes or renews it and
@@ -160,11 +184,12 @@ func (w *Roller[T]) leasedRound(ctx context.Context) error {
 }
 
 // rollKey extends key's checkpoint to cover [lo, hi), rolling only the
-// intervals it did not cover; it returns the checkpoint's end.
+// intervals it did not cover; it returns the checkpoint's end, as stored
+// (zero when it could not be read).
 func (w *Roller[T]) rollKey(ctx context.Context, ru schema.Rollup, key repo.Key, lo, hi time.Time, rep *RollReport) (time.Time, error) {
 	rf, rt, ok, err := w.Repo.RolledRange(ctx, ru.Name, key, nil)
 	if err != nil {
-		return rt, err
+		return time.Time{}, err
 	}
 	if !ok {
 		rf, rt = lo, lo
@@ -185,7 +210,10 @@ func (w *Roller[T]) rollKey(ctx context.Context, ru schema.Rollup, key repo.Key,
 	if ok && nf.Equal(rf) && nt.Equal(rt) {
 		return rt, nil
 	}
-	return nt, w.Repo.SetRolledRange(ctx, ru.Name, key, nf, nt)
+	if err := w.Repo.SetRolledRange(ctx, ru.Name, key, nf, nt); err != nil {
+		return rt, err // the stored checkpoint is still rt
+	}
+	return nt, nil
 }
 
 // rollRange computes key's intervals in [from, to) from the raw rows,
@@ -282,20 +310,29 @@ func storedRow[T any](f *folder[T]) repo.RollupRow {
 
 // recomputeDirty recomputes the marked intervals that are rolled and
 // clears every marker with a delete timestamped at the recompute's raw
-// read less ClockSkew: a marker written after that read survives.
-func (w *Roller[T]) recomputeDirty(ctx context.Context, ru schema.Rollup, rep *RollReport) error {
+// read less ClockSkew: a marker written after that read survives. A marker
+// that fails stays for the next round; the others are still recomputed.
+func (w *Roller[T]) recomputeDirty(ctx context.Context, ru schema.Rollup, rep *RollReport) []error {
+	var errs []error
 	for shard := range schema.RollupDirtyShards {
+		if ctx.Err() != nil {
+			return append(errs, ctx.Err())
+		}
 		for m, err := range w.Repo.DirtyMarkers(ctx, ru.Name, shard) {
 			if err != nil {
-				return err
+				errs = append(errs, fmt.Errorf("aggregate: roller %s: dirty markers of shard %d: %w", ru.Name, shard, err))
+				break
 			}
 			rep.Dirty++
 			if err := w.recompute(ctx, ru, m, rep); err != nil {
-				return err
+				errs = append(errs, fmt.Errorf("aggregate: roller %s: marker of key %v at %v: %w", ru.Name, m.Key, m.Start, err))
+				if ctx.Err() != nil { // the round was called off: every marker would fail alike
+					return errs
+				}
 			}
 		}
 	}
-	return nil
+	return errs
 }
 
 func (w *Roller[T]) recompute(ctx context.Context, ru schema.Rollup, m repo.DirtyMarker, rep *RollReport) error {
@@ -304,8 +341,11 @@ func (w *Roller[T]) recompute(ctx context.Context, ru schema.Rollup, m repo.Dirt
 	// was sent before that read by every clock, after its data write: the
 	// read saw the data. (MarkedAt is to the millisecond: one more.)
 	if at, ok := w.rolledBefore(m); ok && m.MarkedAt.Add(time.Millisecond).Before(at.Add(-skew)) {
-		rep.Cleared++
-		return w.Repo.ClearDirty(ctx, ru.Name, m.Key, m.Start, at.Add(-skew))
+		if err := w.Repo.ClearDirty(ctx, ru.Name, m.Key, m.Start, at.Add(-skew)); err != nil {
+			return err
+		}
+		rep.Cleared++ // only once cleared: a failed clear leaves the marker
+		return nil
 	}
 	at := w.now()
 	if !m.MarkedAt.Add(time.Millisecond).Before(at.Add(-skew)) {

@@ -49,7 +49,8 @@
 //     combination has been seen, and find their observers without a lock
 //     (children resolved once, in maps read from an atomic snapshot);
 //     PartitionWrite takes only its table's sketch lock; SingleRowWrite takes
-//     none unless the write is among its table's ten largest.
+//     none unless the write is among its table's ten largest or rewrites
+//     one of them (a rewrite replaces its entry, smaller or not).
 //
 // Data flow: the repo attaches a StatementObserver (a gocql.QueryObserver and
 // gocql.BatchObserver) to every statement, reports read walks, coalesced reads,

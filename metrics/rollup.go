@@ -26,7 +26,8 @@ type Rollup struct {
 	intervals  *prometheus.CounterVec
 }
 
-// NewRollup registers the rollup collectors on reg.
+// NewRollup registers the rollup collectors on reg; when one fails to
+// register, none stays registered.
 func NewRollup(reg prometheus.Registerer) (*Rollup, error) {
 	if reg == nil {
 		return nil, ErrNilRegisterer
@@ -45,10 +46,10 @@ func NewRollup(reg prometheus.Registerer) (*Rollup, error) {
 			Help: "Rollup intervals computed from raw rows: newly closed (rolled) or dirty (recomputed).",
 		}, []string{"table", "kind"}),
 	}
-	for _, c := range []prometheus.Collector{m.lag, m.dirty, m.intervals} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	// registerAll: a failed call leaves reg as it found it, so the caller
+	// can retry once the conflict is gone.
+	if err := registerAll(reg, []prometheus.Collector{m.lag, m.dirty, m.intervals}); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -38,5 +39,34 @@ tsbucket_rollup_lag_seconds{table="readings_hourly"} 0
 	}
 	if _, err := NewRollup(nil); err == nil {
 		t.Fatal("NewRollup(nil) did not fail")
+	}
+}
+
+// A failed NewRollup leaves the registry as it found it (as New does): the
+// collectors it had registered before the conflict are removed, so a
+// retry once the conflict is gone succeeds.
+func TestNewRollupRollsBackOnConflict(t *testing.T) {
+	// theirs is NewRollup's second collector, from another Rollup: the same
+	// descriptor (a registry never forgets the help and labels of a name,
+	// even unregistered, so a different one would block the name for good).
+	other, err := NewRollup(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	theirs := other.dirty
+	reg.MustRegister(theirs)
+	var already prometheus.AlreadyRegisteredError
+	if _, err := NewRollup(reg); !errors.As(err, &already) {
+		t.Fatalf("NewRollup() = %v, want an AlreadyRegisteredError", err)
+	}
+	if !reg.Unregister(theirs) {
+		t.Fatal("the rollback removed the caller's collector")
+	}
+	if _, err := NewRollup(reg); err != nil {
+		t.Fatalf("NewRollup() once the conflict is gone = %v: the failed call left collectors registered", err)
+	}
+	if _, err := NewRollup(reg); !errors.As(err, &already) {
+		t.Errorf("second NewRollup() = %v, want an AlreadyRegisteredError", err)
 	}
 }

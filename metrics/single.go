@@ -25,6 +25,15 @@ type singleRowTop struct {
 	// full (math.Float64bits; 0 while it is not): read without the lock,
 	// so the usual write, smaller than the largest ten, takes none.
 	floor atomic.Uint64
+	// hashes[i] is the keyHash of stats[i].Partition (0: no
+	// entry), read without the lock: a write at or below the floor takes
+	// the lock only if its partition may be in stats, whose entry it
+	// replaces, as any rewrite does (the row is the new one). A write of
+	// another partition of the same hash (2^-64) only takes the lock.
+	hashes [LargestRanks]atomic.Uint64
+	// filter has bit hash>>58 of each of hashes set: most partitions not
+	// in stats find their bit clear and compare no hash.
+	filter atomic.Uint64
 }
 
 type singleRowStat struct {
@@ -40,8 +49,9 @@ type singleRowStat struct {
 // than adding to it, and each write that reaches a threshold counts and
 // logs a crossing. The largest-partition gauges and TopPartitionsOf show
 // the LargestRanks largest partitions written (by the ranking of
-// TopPartitionsOf), since the process started. A table is written through
-// one of SingleRowWrite and PartitionWrite, not both.
+// TopPartitionsOf), since the process started, each at the size of its
+// last write: a smaller rewrite replaces the entry too. A table is
+// written through one of SingleRowWrite and PartitionWrite, not both.
 func (m *Metrics) SingleRowWrite(table, partition string, rows, bytes int) {
 	m.partitions.writeSingle(table, partition, int64(max(rows, 0)), int64(max(bytes, 0)))
 }
@@ -58,7 +68,7 @@ func (p *partitions) writeSingle(table, partition string, rows, bytes int64) {
 		p.crossed(t, table, partition, crossed, rows, bytes)
 	}
 	w := float64(rows)*t.sketch.rowUnit + float64(bytes)*t.sketch.byteUnit
-	if w <= math.Float64frombits(t.top.floor.Load()) {
+	if w <= math.Float64frombits(t.top.floor.Load()) && !t.top.mayHold(partition) {
 		return
 	}
 	t.mu.Lock()
@@ -69,8 +79,9 @@ func (p *partitions) writeSingle(table, partition string, rows, bytes int64) {
 // add keeps the write among the largest; lock held.
 func (s *singleRowTop) add(partition string, rows, bytes int64, w float64) {
 	i := slices.IndexFunc(s.stats, func(x singleRowStat) bool { return x.Partition == partition })
+	rewrite := i >= 0
 	switch {
-	case i >= 0: // the same partition written again: its row is the new one
+	case rewrite: // the same partition written again: its row is the new one
 	case len(s.stats) < LargestRanks:
 		s.stats = append(s.stats, singleRowStat{})
 		i = len(s.stats) - 1
@@ -80,11 +91,40 @@ func (s *singleRowTop) add(partition string, rows, bytes int64, w float64) {
 			return
 		}
 	}
-	// Cloned: the table keeps no larger buffer the caller cut the name from.
-	s.stats[i] = singleRowStat{PartitionStat{Partition: strings.Clone(partition), Rows: rows, Bytes: bytes}, w}
+	if !rewrite {
+		// Cloned: the table keeps no larger buffer the caller cut the name from.
+		partition = strings.Clone(partition)
+		s.hashes[i].Store(keyHash(partition))
+		s.filter.Store(s.filterBits())
+	}
+	s.stats[i] = singleRowStat{PartitionStat{Partition: partition, Rows: rows, Bytes: bytes}, w}
 	if len(s.stats) == LargestRanks {
 		s.floor.Store(math.Float64bits(s.stats[s.lightest()].weight))
 	}
+}
+
+// mayHold reports whether partition may be in stats (never false when it
+// is); without the lock.
+func (s *singleRowTop) mayHold(partition string) bool {
+	h := keyHash(partition)
+	if s.filter.Load()&(1<<(h>>58)) == 0 {
+		return false
+	}
+	for i := range s.hashes {
+		if s.hashes[i].Load() == h {
+			return true
+		}
+	}
+	return false
+}
+
+// filterBits is filter for the hashes of stats; lock held.
+func (s *singleRowTop) filterBits() uint64 {
+	var f uint64
+	for i := range s.stats {
+		f |= 1 << (s.hashes[i].Load() >> 58)
+	}
+	return f
 }
 
 func (s *singleRowTop) lightest() int {

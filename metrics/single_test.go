@@ -3,7 +3,9 @@ package metrics
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -73,5 +75,61 @@ func TestSingleRowWriteDoesNotAllocate(t *testing.T) {
 	write := func() { m.SingleRowWrite("message_by_id", "1234567890123456789", 1, 200) }
 	if got := testing.AllocsPerRun(100, write); got != 0 {
 		t.Errorf("allocations per SingleRowWrite = %v, want 0", got)
+	}
+}
+
+// A rewrite replaces the row, so it replaces the partition's entry among
+// the largest whatever its size: smaller than the floor (the smallest of
+// the ten) as well as above it, in TopPartitionsOf and the gauges alike.
+func TestSingleRowRewriteReplacesItsEntry(t *testing.T) {
+	m, _ := newTestMetrics(t, Config{})
+	for i := 1; i <= LargestRanks; i++ {
+		m.SingleRowWrite("t", fmt.Sprintf("p%d", i), 1, i*1000)
+	}
+	m.SingleRowWrite("t", "p10", 1, 5500) // above the floor (p1, 1000 bytes)
+	m.SingleRowWrite("t", "p5", 1, 10)    // below it
+	m.SingleRowWrite("t", "other", 1, 5)  // below the new floor (p5), not among the largest: ignored
+	top := m.TopPartitionsOf("t", LargestRanks+1)
+	bytesOf := map[string]int64{}
+	for _, s := range top {
+		bytesOf[s.Partition] = s.Bytes
+	}
+	if len(top) != LargestRanks || bytesOf["p10"] != 5500 || bytesOf["p5"] != 10 || top[len(top)-1].Partition != "p5" {
+		t.Errorf("TopPartitionsOf = %+v, want p10 at 5500 bytes, p5 last at 10, no other", top)
+	}
+	tab := m.partitions.table("t")
+	tab.mu.Lock()
+	_, bytes := tab.top.largest()
+	tab.mu.Unlock()
+	if bytes[len(bytes)-1] != 10 {
+		t.Errorf("largest bytes gauges %v, want the rewritten 10 last", bytes)
+	}
+	m.SingleRowWrite("t", "other", 1, 1500) // now above the floor (10): enters in p5's place
+	if top := m.TopPartitionsOf("t", LargestRanks+1); top[len(top)-1].Partition != "p1" || slices.ContainsFunc(top, func(s PartitionStat) bool { return s.Partition == "p5" }) {
+		t.Errorf("TopPartitionsOf = %+v, want other in p5's place", top)
+	}
+}
+
+// Writes of a one-row table racing with its readers (run with -race): the
+// lock-free floor and hash checks against the writes that take the lock.
+func TestSingleRowWriteConcurrently(t *testing.T) {
+	m, reg := newTestMetrics(t, Config{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 2000 {
+				m.SingleRowWrite("s", fmt.Sprintf("p%d", (i*7+g)%50), 1, (i*13+g)%5000)
+				if i%100 == 0 {
+					if _, err := reg.Gather(); err != nil {
+						t.Error(err)
+					}
+					_ = m.TopPartitionsOf("s", 3)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if top := m.TopPartitionsOf("s", 100); len(top) != LargestRanks {
+		t.Errorf("TopPartitionsOf holds %d partitions, want %d", len(top), LargestRanks)
 	}
 }

@@ -54,8 +54,11 @@ var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 // cost a Put on a loaded machine). Two keys share both hashes with
 // probability 2^-128.
 func keyHashes(key string) (hash, check uint64) {
-	return max(maphash.String(keySeeds[0], key), 1), maphash.String(keySeeds[1], key)
+	return keyHash(key), maphash.String(keySeeds[1], key)
 }
+
+// keyHash is the first of keyHashes alone.
+func keyHash(key string) uint64 { return max(maphash.String(keySeeds[0], key), 1) }
 
 type counter struct {
 	key         string
