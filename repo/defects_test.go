@@ -228,6 +228,36 @@ func TestExpiryLimits(t *testing.T) {
 	}
 }
 
+// TestTTLOverTheClustersLargest: a TTL over the 20 years a cluster accepts
+// (schema.MaxTTL) is ErrBadTTL before anything is sent, on a view without
+// a TTL and on a node whose latest expiry (2106) it would not pass; the
+// node would refuse the rows and accept their presence entries, whose TTL
+// is capped. Options.Write.TTL too.
+func TestTTLOverTheClustersLargest(t *testing.T) {
+	views := refmodel.ChatViews() // no TTL: any a write gives is within theirs
+	for _, v := range views {
+		if v.TTL != 0 {
+			t.Fatalf("view %s has a TTL", v.Name)
+		}
+	}
+	f := newChat(t, Options{Write: WriteOptions{MaxExpiry: time.Unix(modernMaxExpiry, 0)}}, views...)
+	m := f.msg(1, f.now, 0)
+	err := f.r.Put(t.Context(), &m, WithTTL(schema.MaxTTL+time.Second))
+	if !errors.Is(err, ErrBadTTL) {
+		t.Fatalf("got %v, want ErrBadTTL", err)
+	}
+	if sent := f.fake.take(); len(sent) != 0 {
+		t.Fatalf("%d statements sent", len(sent))
+	}
+	if err := f.r.Put(t.Context(), &m, WithTTL(schema.MaxTTL)); err != nil {
+		t.Fatalf("a TTL of exactly schema.MaxTTL: %v", err)
+	}
+	_, err = New[refmodel.Message](tripwireSession(), "ks", views, Options{Write: WriteOptions{TTL: schema.MaxTTL + time.Second}})
+	if !errors.Is(err, ErrBadOptions) {
+		t.Fatalf("Options.Write.TTL over schema.MaxTTL: got %v, want ErrBadOptions", err)
+	}
+}
+
 // cancelOnFirst makes the fake cluster cancel the write's context as it
 // receives the write's first statement: a caller giving up mid-fan-out.
 func cancelOnFirst(f *chatFixture, cancel context.CancelFunc) {

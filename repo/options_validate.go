@@ -78,6 +78,9 @@ func (o WriteOptions) check(f *fieldErrors) {
 	if o.TTL%time.Second != 0 {
 		f.add("Write.TTL", "%v is not whole seconds", o.TTL)
 	}
+	if o.TTL > schema.MaxTTL {
+		f.add("Write.TTL", "%v is over the %v a cluster accepts", o.TTL, schema.MaxTTL)
+	}
 	nonNegative(f, "Write.MaxValueBytes", o.MaxValueBytes)
 	nonNegative(f, "Write.BatchMaxBytes", o.BatchMaxBytes)
 	nonNegative(f, "Write.Concurrency", o.Concurrency)

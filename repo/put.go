@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 // WriteOption adjusts one Put, PutMany or Delete.
@@ -74,13 +76,18 @@ func (r *Repo[T]) writeConfig(opts []WriteOption) (writeConfig, error) {
 	return c, r.checkExpiry(c)
 }
 
-// checkWriteTTL applies the TTL rule: whole, non-negative seconds, and never
+// checkWriteTTL applies the TTL rule: whole, non-negative seconds, at most
+// the 20 years a cluster accepts (schema.MaxTTL; it refuses the rows, while
+// their presence entries, whose TTL is capped there, would land), and never
 // longer than the TTL of a view that has one (0, no expiry, counts as longer).
 // A longer-lived row would keep TWCS from dropping its SSTable when the rest
 // of it expires, and would outlive what the view's schema promises.
 func (r *Repo[T]) checkWriteTTL(ttl time.Duration) error {
 	if ttl < 0 || ttl%time.Second != 0 {
 		return fmt.Errorf("%w: %v is not whole, non-negative seconds", ErrBadTTL, ttl)
+	}
+	if ttl > schema.MaxTTL {
+		return fmt.Errorf("%w: %v is over the %v a cluster accepts", ErrBadTTL, ttl, schema.MaxTTL)
 	}
 	for _, v := range r.order {
 		if max := v.spec.TTL; max > 0 && (ttl == 0 || ttl > max) {
