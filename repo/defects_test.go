@@ -374,3 +374,34 @@ func TestOptionsFleetBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestRowWrittenWithoutItsEntryIsPartial: a row written whose presence
+// entry failed is a view written in part, not one that failed whole: the
+// PutError lists it in Partly and is ErrPartialWrite, even when every
+// other view failed, so the caller (and the rollups' dirty markers) know
+// the row is live; a RetryOf retry writes the entry.
+func TestRowWrittenWithoutItsEntryIsPartial(t *testing.T) {
+	r, fake := newNotes(t)
+	n := note{Room: "r", NoteID: snowflakeFor(t, fixedNow.Add(-time.Hour)), Body: "x"}
+	n.EditID = n.NoteID
+	fake.fail = func(s Statement) error {
+		if s.Table == "by_room_buckets" || s.Table == "note_by_id" {
+			return errors.New("boom")
+		}
+		return nil
+	}
+	err := r.Put(t.Context(), &n)
+	var pe *PutError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrPartialWrite) || !slices.Equal(pe.Partly, []string{"by_room"}) ||
+		!slices.Equal(pe.FailedViews(), []string{"by_room", "note_by_id"}) || len(pe.Written) != 0 {
+		t.Fatalf("got %v (%+v), want by_room written in part and note_by_id failed", err, pe)
+	}
+	fake.fail = nil
+	fake.take()
+	if err := r.Put(t.Context(), &n, RetryOf(err)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(fake.take(), func(s Statement) bool { return s.Table == "by_room_buckets" }) {
+		t.Fatal("the retry did not write the presence entry")
+	}
+}

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -294,11 +295,10 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig, withEnt
 	} else {
 		err = r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
 	}
-	if err != nil {
-		return err
+	if err == nil || onlyEntryFailed(err) { // the row was written
+		r.countWrite(ctx, rw, 1, rw.bytes)
 	}
-	r.countWrite(ctx, rw, 1, rw.bytes)
-	return nil
+	return err
 }
 
 // writeRowAndEntry writes rw and its presence entry at once, and remembers
@@ -317,14 +317,31 @@ func (r *Repo[T]) writeRowAndEntry(ctx context.Context, rw row, cfg writeConfig,
 	err := r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
 	wg.Wait()
 	pp.rethrow()
-	if err == nil && perr != nil {
-		err = fmt.Errorf("presence index: %w", perr)
-	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
+	case perr != nil:
+		return &entryFailedError{perr}
 	}
 	r.entryWritten(entry)
 	return nil
+}
+
+// entryFailedError is a row's error when the row was written and its
+// presence entry was not: the view is written in part (PutError.Partly,
+// and ErrPartialWrite), so that the caller, and the dirty markers of
+// rollups (markDirty), know the row is live; a RetryOf retry writes the
+// entry, which the cache has not remembered.
+type entryFailedError struct{ err error }
+
+func (e *entryFailedError) Error() string { return "presence index: " + e.err.Error() }
+func (e *entryFailedError) Unwrap() error { return e.err }
+
+// onlyEntryFailed reports whether err says a row was written without its
+// presence entry (apart: its target would escape, on every call).
+func onlyEntryFailed(err error) bool {
+	var ef *entryFailedError
+	return errors.As(err, &ef)
 }
 
 // countWrite records n rows of size bytes written to rw's partition (and
@@ -356,9 +373,12 @@ func (r *Repo[T]) fanoutResult(rows []row, errs []error, ts int64) error {
 	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
 		return nil // newPutError's answer without the results
 	}
-	results := make([]viewResult, len(rows))
+	results := make([]viewResult, 0, len(rows)+1)
 	for i, rw := range rows {
-		results[i] = viewResult{view: rw.v.spec.Name, err: errs[i]}
+		if onlyEntryFailed(errs[i]) {
+			results = append(results, viewResult{view: rw.v.spec.Name}) // its row
+		}
+		results = append(results, viewResult{view: rw.v.spec.Name, err: errs[i]})
 	}
 	return newPutError(ts, results, r.opts.Metrics)
 }
