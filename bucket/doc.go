@@ -29,6 +29,6 @@
 // Contract: invalid input yields an error wrapping one of the documented
 // sentinels (ErrZeroID, ErrMalformedID, ErrBeforeEpoch, ErrOutOfRange,
 // ErrBadWidth, ErrFloorAfterStart, ErrUnknownKind, ErrBadKind, ErrBadScheme,
-// ErrBadBucket, ErrBadPlan, ErrNoFit); no function panics. Bucket-of-ID,
+// ErrBadChange, ErrBadBucket, ErrBadPlan, ErrNoFit); no function panics. Bucket-of-ID,
 // bounds and stepping do not allocate.
 package bucket

@@ -11,7 +11,8 @@ var (
 	ErrZeroID = errors.New("bucket: zero ID")
 
 	// ErrMalformedID reports bytes or text that are not an ID of the kind:
-	// wrong UUID version or variant, non-zero padding, bad characters or length.
+	// wrong UUID version or variant, non-zero padding, bad characters or
+	// length, or Timestamp text of an instant no Timestamp holds.
 	ErrMalformedID = errors.New("bucket: malformed ID")
 
 	// ErrBeforeEpoch reports an instant earlier than the first one a kind or
@@ -48,7 +49,8 @@ var (
 
 	// ErrBadChange reports a scheme change (Scheme.Then) that is not after
 	// the changes before it or whose instant is not a bucket boundary of the
-	// scheme in force before it and of the new scheme.
+	// scheme in force before it and of the new scheme, also an instant
+	// before that scheme's epoch or past year 9999.
 	ErrBadChange = errors.New("bucket: bad scheme change")
 
 	// ErrBadBucket reports bucket text that ParseBucket does not accept.

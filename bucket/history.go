@@ -58,7 +58,8 @@ func intern(h *history) *history {
 // of both the scheme in force before it and next, so that no bucket straddles
 // the change: a fixed next scheme whose epoch is from always qualifies.
 // ErrBadScheme for a zero s or next, or a next that has a
-// history itself; ErrBadChange for a misplaced or misaligned from.
+// history itself; ErrBadChange for a misplaced or misaligned from, also one
+// before the epoch of the scheme in force or past year 9999.
 func (s Scheme) Then(from time.Time, next Scheme) (Scheme, error) {
 	if s.IsZero() || next.IsZero() || next.hist != nil {
 		return Scheme{}, fmt.Errorf("change to %v: %w", next, ErrBadScheme)
@@ -70,11 +71,15 @@ func (s Scheme) Then(from time.Time, next Scheme) (Scheme, error) {
 	case !last.from.IsZero() && !from.After(last.from):
 		return Scheme{}, fmt.Errorf("change at %v: %w: not after the previous change at %v", from.Format(time.RFC3339Nano), ErrBadChange, last.from.Format(time.RFC3339Nano))
 	case from.Unix() >= endUnix:
-		return Scheme{}, fmt.Errorf("change at %v: %w", from, ErrOutOfRange)
+		// ErrBadChange, the category the caller acts on (schema hints at
+		// the next boundary for it); the range is the reason, in the text.
+		return Scheme{}, fmt.Errorf("change at %v: %w: %v", from, ErrBadChange, ErrOutOfRange)
 	}
 	b, err := last.s.Of(from)
 	if err != nil {
-		return Scheme{}, fmt.Errorf("change at %v: %w: %w", from.Format(time.RFC3339Nano), ErrBadChange, err)
+		// %v, not %w: an error wraps exactly one sentinel (errors.go), and
+		// the one here is ErrBadChange, not the ErrBeforeEpoch of Of.
+		return Scheme{}, fmt.Errorf("change at %v: %w: %v", from.Format(time.RFC3339Nano), ErrBadChange, err)
 	}
 	if !last.s.start(b).Equal(from) {
 		return Scheme{}, fmt.Errorf("change at %v: %w: not a bucket boundary of %v (bucket %s starts at %v)",
@@ -185,10 +190,15 @@ func (s Scheme) Prefix(p Scheme) bool {
 }
 
 // ChangeBucket returns the number of the first bucket of the i-th change
-// (Changes()[i]); 0 is the first scheme's first bucket.
+// (Changes()[i]); 0 is the first scheme's first bucket. An i outside
+// [0, len(Changes())) names no change and yields 0: no function of the
+// package panics, and a bucket number is the only result the signature has.
 func (s Scheme) ChangeBucket(i int) Bucket {
 	segs := s.segments()
-	if i == 0 {
+	switch {
+	case i < 0 || i >= len(segs):
+		return 0
+	case i == 0:
 		first, _ := segs[0].s.Range()
 		return first
 	}

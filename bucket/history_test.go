@@ -186,3 +186,27 @@ func TestStartAtOrAfter(t *testing.T) {
 		t.Errorf("year 10000: %v", err)
 	}
 }
+
+// ChangeBucket of an index that names no change is 0, not a panic (no
+// function of the package panics); the others are the first bucket of their
+// scheme.
+func TestChangeBucketOutOfRange(t *testing.T) {
+	h := mustThen(t, Hourly(), changeAt, mustFixed(t, 10*time.Minute, changeAt))
+	first, _ := Hourly().Range()
+	after, err := h.Of(changeAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s    Scheme
+		i    int
+		want Bucket
+	}{
+		{Daily(), -1, 0}, {Daily(), 1, 0}, {Scheme{}, 0, 0}, {Scheme{}, 1, 0},
+		{h, -1, 0}, {h, 0, first}, {h, 1, after}, {h, 2, 0},
+	} {
+		if got := c.s.ChangeBucket(c.i); got != c.want {
+			t.Errorf("%v.ChangeBucket(%d) = %d, want %d", c.s, c.i, got, c.want)
+		}
+	}
+}

@@ -127,7 +127,9 @@ func (ts Timestamp) Parse(s string) (ID, error) {
 	}
 	n, err := ts.unixNano(t)
 	if err != nil {
-		return ID{}, fmt.Errorf("parse timestamp %q: %w: %w", s, ErrMalformedID, err)
+		// %v, not %w: an error wraps exactly one sentinel (errors.go), and
+		// text no Timestamp has is malformed, whatever instant it names.
+		return ID{}, fmt.Errorf("parse timestamp %q: %w: %v", s, ErrMalformedID, err)
 	}
 	id := ts.build(n, tb)
 	if id.IsZero() {

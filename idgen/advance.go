@@ -4,27 +4,32 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
 )
 
 // advance issues the ID after the last one for a clock reading of now ticks
-// and commits it; on error nothing changes. The caller holds g.mu.
+// (observed first) and commits it; on error no ID or counter changes. The
+// caller holds g.mu.
 func (g *Generator) advance(now int64) (bucket.ID, error) {
-	ref := g.reference(now)
 	tick, ctr, err := g.step(now)
 	if err != nil {
 		return bucket.ID{}, err
 	}
-	if tick-ref > g.maxBorrow {
-		return bucket.ID{}, fmt.Errorf("%d ticks of %v ahead of the clock: %w",
-			tick-ref, g.kind.Precision(), ErrExhausted)
+	// A new tick is the reading's own, never ahead of the reference, which
+	// is at or after the reading; only a borrowed one needs the check.
+	if tick > now {
+		if ref := g.refTick(); tick-ref > g.maxBorrow {
+			return bucket.ID{}, fmt.Errorf("%d ticks of %v ahead of the clock: %w",
+				tick-ref, g.kind.Precision(), ErrExhausted)
+		}
 	}
 	id, err := g.codec.build(tick, ctr)
 	if err != nil {
 		return bucket.ID{}, err
 	}
-	g.started, g.last, g.ctr, g.ref, g.prev = true, tick, ctr, ref, now
+	g.started, g.last, g.ctr = true, tick, ctr
 	if id.IsZero() {
 		// The zero ID is what an unset field looks like (bucket.ErrZeroID),
 		// so it is never handed out; only the first ID at a kind's origin
@@ -34,20 +39,79 @@ func (g *Generator) advance(now int64) (bucket.ID, error) {
 	return id, nil
 }
 
-// reference is where the clock would be had it never stepped back: the
-// reading itself once it passes the last ID, else the last reference plus
-// the clock's progress since the previous reading. That progress counts at
-// most g.maxBorrow per reading, so a clock jumping back and forth cannot
-// push IDs far ahead.
-func (g *Generator) reference(now int64) int64 {
-	if !g.started || now > g.last {
-		return now
+// observe records the clock reading t (now in ticks) in the reference,
+// where the clock would be had it never stepped back: the reading itself
+// before the first ID and once the reading passes the last ID, else the
+// reference moved on by the clock's progress, and never behind the
+// reading. Every reading counts, also one whose call then fails: a clock
+// that is behind and moving makes progress while calls fail, and a failed
+// call's reading is the previous one for the next call's. The caller holds
+// g.mu.
+func (g *Generator) observe(t time.Time, now int64) {
+	w := t.Round(0) // the wall reading, which ticks and the reference are in
+	if !g.started {
+		g.ref, g.prev, g.high = w, t, t
+		return
 	}
-	ref := g.ref
-	if now > g.prev {
-		ref += min(now-g.prev, g.maxBorrow)
+	p := g.progress(t, w)
+	g.prev = t
+	if now > g.last {
+		g.ref = w
+		return
 	}
-	return max(ref, now)
+	if g.ref = g.ref.Add(p); w.After(g.ref) {
+		g.ref = w
+	}
+}
+
+// progress is how far the clock has moved on at reading t (w without its
+// monotonic reading), and makes t the highest reading if it is past it.
+//
+// time.Now's readings carry the monotonic clock, which steps of the wall
+// clock do not move: the monotonic time past the highest reading is the
+// time that passed, whatever the wall clock did. (Past the highest, not the
+// previous: an injected clock can make even these go back and forth.)
+//
+// A reading without one (an injected clock; Round(0) strips it) shows only
+// the wall, where a rise may be time passing or the clock set forward again
+// after a step back. A reading that reaches the highest one counts only its
+// advance past it, so a clock jumping back and forth between two readings
+// moves nothing and cannot push IDs ahead. A rise that stays below the
+// highest reading counts, up to the maximum borrow or one tick, whichever
+// is more, per reading: a clock set back that then runs normally keeps the
+// generator going, also with no borrow, and one set forward again in
+// several jumps short of its highest reading moves it by little.
+func (g *Generator) progress(t, w time.Time) time.Duration {
+	if monotonic(t) && monotonic(g.high) {
+		d := t.Sub(g.high) // on the monotonic clock
+		if d <= 0 {
+			return 0
+		}
+		g.high = t
+		return d
+	}
+	if !w.Before(g.high) { // w has no monotonic reading: compares walls
+		d := w.Sub(g.high)
+		g.high = t
+		return d
+	}
+	limit := time.Duration(max(g.maxBorrow, 1)) * g.kind.Precision()
+	return min(max(w.Sub(g.prev), 0), limit)
+}
+
+// monotonic reports whether t carries a monotonic clock reading: == tells
+// them apart, and Round(0) strips it, leaving the rest as it is.
+func monotonic(t time.Time) bool { return t != t.Round(0) }
+
+// refTick is the reference in ticks. Past the kind's last instant it is the
+// last tick, which no ID passes anyway; it is never before the first, being
+// at or after a reading the kind holds.
+func (g *Generator) refTick() int64 {
+	r, err := g.codec.tick(g.ref)
+	if err != nil {
+		return g.codec.maxTick()
+	}
+	return r
 }
 
 // step returns the tick and counter after the last ones: a new tick from

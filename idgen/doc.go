@@ -19,10 +19,16 @@
 //     than the tick holds (the ID borrows the next tick). Borrowing is
 //     bounded: an ID never runs more than the maximum borrow (WithMaxBorrow,
 //     one second by default) ahead of the clock, or, after a step back, of
-//     where the clock would be had it not stepped back (its progress since
-//     counts, up to the maximum borrow per reading, so a clock set back an
-//     hour that then runs normally does not starve the generator). Asking
-//     for more is ErrExhausted, never a wait.
+//     where the clock would be had it not stepped back: its progress since
+//     counts, so a clock set back an hour that then runs normally does not
+//     starve the generator, even with no borrow. The progress is the time
+//     the monotonic clock reading time.Now carries has moved past its
+//     highest reading; for readings without one (an injected clock), it is
+//     the wall's advance past the highest reading, or a rise that stays
+//     below it, counted up to the maximum borrow (at least one tick) per
+//     reading. So a clock jumping back and forth between two readings makes
+//     no progress and cannot push IDs ahead of the later one by more than
+//     the borrow. Asking for more is ErrExhausted, never a wait.
 //   - Ticks and counters: a snowflake counts its sequence bits from zero in
 //     each millisecond; UUIDv7 (rand_a and rand_b as one 74-bit counter),
 //     ULID (80 bits of entropy) and Timestamp (64-bit tie-breaker) start each
@@ -36,7 +42,8 @@
 //     before the kind's epoch wraps bucket.ErrBeforeEpoch, after its last
 //     instant bucket.ErrOutOfRange, a failing random reader its error, and
 //     ErrExhausted as above. A failed call hands out nothing and does not
-//     change the IDs to come.
+//     change the IDs to come; its clock reading still counts toward the
+//     clock's progress.
 //
 // Generator.At makes an ID for a given instant instead of the clock's (an
 // item that carries its own time): its time is that instant, and IDs of one

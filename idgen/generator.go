@@ -23,10 +23,11 @@ type Generator struct {
 	mu      sync.Mutex
 	at      atTicks // the counters At last used, by tick
 	started bool
-	last    int64   // tick of the last ID
-	ctr     counter // counter of the last ID
-	ref     int64   // where the clock would be had it not stepped back
-	prev    int64   // the previous clock reading, in ticks
+	last    int64     // tick of the last ID
+	ctr     counter   // counter of the last ID
+	ref     time.Time // where the clock would be had it not stepped back; no monotonic reading
+	prev    time.Time // the previous clock reading, with its monotonic reading if any
+	high    time.Time // the highest clock reading, with its monotonic reading if any
 	buf     [10]byte
 }
 
@@ -109,10 +110,12 @@ func (g *Generator) Kind() bucket.Kind { return g.kind }
 func (g *Generator) Next() (bucket.ID, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	now, err := g.codec.tick(g.now())
+	t := g.now()
+	now, err := g.codec.tick(t)
 	if err != nil {
 		return bucket.ID{}, fmt.Errorf("next %s: %w", g.kind.Name(), err)
 	}
+	g.observe(t, now)
 	id, err := g.advance(now)
 	if err != nil {
 		return bucket.ID{}, fmt.Errorf("next %s: %w", g.kind.Name(), err)

@@ -38,7 +38,10 @@ func WithRand(r io.Reader) Option { return func(c *config) { c.rand = r } }
 
 // WithMaxBorrow sets how far IDs may run ahead of the clock (see the package
 // documentation); zero means never, so a full counter is ErrExhausted until
-// the next tick. Rounded down to the kind's precision.
+// the next tick. So is, with zero, the reading right after the clock steps
+// back, which shows no progress yet, if the last ID's tick is full (a
+// TimeUUID's always is); the readings after it count the clock's progress.
+// Rounded down to the kind's precision.
 func WithMaxBorrow(d time.Duration) Option { return func(c *config) { c.maxBorrow = d } }
 
 // WithWorker sets a snowflake's worker number, 0 by default. It must fit

@@ -1,6 +1,8 @@
 package idgen_test
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -93,5 +95,93 @@ func TestNextConcurrent(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A clock jumping back and forth between two readings makes no progress:
+// for every kind and borrow, IDs strictly increase, never run more than the
+// maximum borrow past the later reading, and once they reach it every call
+// is ErrExhausted. Also with readings that carry a monotonic part going back
+// and forth with the wall (an injected clock can make them do that).
+func TestNextPropertyOscillatingClock(t *testing.T) {
+	for _, tt := range kinds {
+		for _, borrow := range []time.Duration{0, 10 * time.Millisecond} {
+			t.Run(fmt.Sprintf("%s/borrow %v/wall", tt.name, borrow), func(t *testing.T) {
+				oscillate(t, tt.kind, borrow, start)
+			})
+			t.Run(fmt.Sprintf("%s/borrow %v/monotonic", tt.name, borrow), func(t *testing.T) {
+				oscillate(t, tt.kind, borrow, time.Now())
+			})
+		}
+	}
+}
+
+func oscillate(t *testing.T, kind bucket.Kind, borrow time.Duration, high time.Time) {
+	n := 0
+	clk := func() time.Time {
+		if n++; n%2 == 0 {
+			return high.Add(-100 * time.Millisecond)
+		}
+		return high
+	}
+	g := newGen(t, kind, idgen.WithClock(clk), idgen.WithMaxBorrow(borrow), idgen.WithRand(seeded(5)))
+	var prev bucket.ID
+	exhausted := 0
+	for i := 0; i < 200_000 && exhausted < 1000; i++ {
+		id, err := g.Next()
+		switch {
+		case errors.Is(err, idgen.ErrExhausted):
+			exhausted++
+			continue
+		case err != nil:
+			t.Fatalf("ID %d: %v", i, err)
+		case exhausted > 0:
+			t.Fatalf("ID %d handed out after ErrExhausted, with no progress of the clock", i)
+		case i > 0 && kind.Compare(prev, id) >= 0:
+			t.Fatalf("ID %d %s not after %s", i, kind.Format(id), kind.Format(prev))
+		}
+		if d := timeOf(t, kind, id).Sub(high); d > borrow {
+			t.Fatalf("ID %d %v ahead of the later reading, borrow %v", i, d, borrow)
+		}
+		prev = id
+	}
+}
+
+// A clock set back an hour that then runs at a millisecond a reading: its
+// progress counts, so every kind goes on, also with no borrow, and no ID
+// runs more than the borrow ahead of where the clock would be had it not
+// stepped back. Only the reading right after the step back, which shows no
+// progress yet, may be ErrExhausted: with no borrow, for a kind whose last
+// tick is full (a TimeUUID's always is).
+func TestNextPropertyStepBackThenRuns(t *testing.T) {
+	for _, tt := range kinds {
+		for _, borrow := range []time.Duration{0, 10 * time.Millisecond} {
+			t.Run(fmt.Sprintf("%s/borrow %v", tt.name, borrow), func(t *testing.T) {
+				stepBack(t, tt.kind, borrow)
+			})
+		}
+	}
+}
+
+func stepBack(t *testing.T, kind bucket.Kind, borrow time.Duration) {
+	c := &clock{t: start, step: time.Millisecond}
+	g := newGen(t, kind, idgen.WithClock(c.now), idgen.WithMaxBorrow(borrow), idgen.WithRand(seeded(6)))
+	prev := next(t, g)
+	c.t = start.Add(-time.Hour)
+	for i := range 10_000 {
+		id, err := g.Next()
+		switch {
+		case i == 0 && borrow == 0 && errors.Is(err, idgen.ErrExhausted):
+			continue
+		case err != nil:
+			t.Fatalf("call %d after the step back: %v", i, err)
+		case kind.Compare(prev, id) >= 0:
+			t.Fatalf("call %d: %s not after %s", i, kind.Format(id), kind.Format(prev))
+		}
+		// Had it not stepped back, the clock would read start + (i+1) ms.
+		if at, ref := timeOf(t, kind, id), start.Add(time.Duration(i+1)*time.Millisecond); at.After(ref.Add(borrow)) {
+			t.Fatalf("call %d: ID at %v, more than %v after %v", i, at, borrow, ref)
+		}
+		prev = id
 	}
 }
