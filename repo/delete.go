@@ -26,9 +26,15 @@ var ErrNotFound = errors.New("repo: not found")
 // them as stored. An item whose key values are not all set (a field left at
 // its zero value, for example only the ID filled in) is looked up by its ID in
 // a view keyed by the ID alone and deleted with the stored row's keys; the
-// ID-keyed view is deleted last, so a retry can look it up again. Without such
+// ID-keyed view is deleted last, so a retry can look it up again: when another
+// view's delete fails, the ID-keyed view's is not sent, and the *PutError
+// lists that view as failed with ErrNotAttempted. Without such
 // a view it is ErrBadKey, and when nothing is stored under the ID it is
 // ErrNotFound: a Delete never reports success for rows it did not address.
+//
+// A Delete checks the keys and IDs of the item, not the sizes of its values,
+// and takes IDs stamped up to MaxFutureSkew + ClockSkew ahead of its clock:
+// whatever any instance of the fleet stored, it can delete.
 //
 // A failed Delete returns a *PutError carrying its timestamp; retry it with
 // RetryOf(err) so the retry cannot remove a newer write made in between.
@@ -42,11 +48,11 @@ func (r *Repo[T]) Delete(ctx context.Context, item *T, opts ...WriteOption) erro
 		return fmt.Errorf("repo: delete: %w", err)
 	}
 	if !hasUnsetKey(loose) {
-		rows, err := r.placedRows(ctx, item, cfg)
+		rows, err := r.placedForDelete(ctx, item, cfg)
 		if err != nil {
 			return fmt.Errorf("repo: delete: %w", err)
 		}
-		return r.deleteRows(ctx, rows, cfg)
+		return r.deleteRows(ctx, rows, len(rows), cfg)
 	}
 	return r.deleteByID(ctx, loose, cfg)
 }
@@ -70,39 +76,51 @@ func (r *Repo[T]) deleteByID(ctx context.Context, loose []row, cfg writeConfig) 
 	if err != nil {
 		return fmt.Errorf("repo: delete: %w", err)
 	}
-	rows, err := r.placedRows(ctx, &stored, cfg)
+	rows, err := r.placedForDelete(ctx, &stored, cfg)
 	if err != nil {
 		return fmt.Errorf("repo: delete: stored item: %w", err)
 	}
-	ctx, admitted, err := r.admitDelete(ctx, rows) // admission of both rounds (admit.go)
-	if err != nil {
-		return r.nothingWritten(err, cfg.timestamp)
-	}
-	defer admitted.done()
-	var byID []row
-	rest := rows[:0:0]
-	for _, rw := range rows {
-		if rw.v == idv {
-			byID = append(byID, rw)
-		} else {
-			rest = append(rest, rw)
-		}
-	}
-	if err := r.deleteRows(ctx, rest, cfg); err != nil {
-		return err
-	}
-	return r.deleteRows(ctx, byID, cfg)
+	return r.deleteRows(ctx, rows, idViewLast(rows, idv), cfg)
 }
 
-// deleteRows deletes rows concurrently, all with cfg's timestamp. A row of a
-// per-key sharded view placed in a shard other than 0 is also deleted from
-// shard 0: the one other place a writer could have put it (a writer of an
-// earlier version, which promoted keys with a shorter lead).
-func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, cfg writeConfig) error {
+// idViewLast moves the rows of idv, the ID-keyed view, after the others
+// and returns how many others there are. That view is deleted last: had
+// its row gone first and another view's delete failed, a retry by ID could
+// not look the item up, and the other views' rows would stay for good.
+func idViewLast(rows []row, idv *view) (others int) {
+	ordered := make([]row, 0, len(rows))
+	for _, rw := range rows {
+		if rw.v != idv {
+			ordered = append(ordered, rw)
+		}
+	}
+	others = len(ordered)
+	for _, rw := range rows {
+		if rw.v == idv {
+			ordered = append(ordered, rw)
+		}
+	}
+	copy(rows, ordered)
+	return others
+}
+
+// deleteRows deletes rows, all with cfg's timestamp, in up to two rounds:
+// rows[:first] concurrently, then, once every one of them succeeded,
+// rows[first:] (deleteByID: the ID-keyed view's). A row of a per-key
+// sharded view placed in a shard other than 0 is also deleted from shard 0:
+// the one other place a writer could have put it (a writer of an earlier
+// version, which promoted keys with a shorter lead).
+//
+// Once admitted, both rounds run under the write's own context (sending),
+// and the caller's is not asked again: a cancel between the rounds would
+// leave the views apart. The result covers every view: a row of the second
+// round not sent because the first failed is ErrNotAttempted, so the views
+// a *PutError does not list are the ones deleted.
+func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, first int, cfg writeConfig) error {
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
-	ctx, admitted, err := r.admitDelete(ctx, rows) // admission (admit.go)
+	ctx, admitted, err := r.admitDelete(ctx, rows) // admission of both rounds (admit.go)
 	if err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
@@ -110,18 +128,32 @@ func (r *Repo[T]) deleteRows(ctx context.Context, rows []row, cfg writeConfig) e
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	errs := make([]error, len(rows))
+	r.deleteRound(sctx, rows[:first], errs[:first], cfg)
+	if slices.ContainsFunc(errs[:first], func(err error) bool { return err != nil }) {
+		skipped := fmt.Errorf("%w: another view's delete failed, and this one comes after it", ErrNotAttempted)
+		for i := first; i < len(rows); i++ {
+			errs[i] = skipped
+		}
+	} else {
+		r.deleteRound(sctx, rows[first:], errs[first:], cfg)
+	}
+	return r.markDirty(sctx, rows, cfg, r.fanoutResult(rows, errs, cfg.timestamp)) // rollup.go
+}
+
+// deleteRound deletes rows concurrently, errs[i] the error of rows[i], and
+// then restores the latest-value views among them.
+func (r *Repo[T]) deleteRound(ctx context.Context, rows []row, errs []error, cfg writeConfig) {
 	var wg sync.WaitGroup
 	var pp panics
 	for i, rw := range rows {
 		wg.Go(func() {
 			defer pp.catch()
-			errs[i] = r.deleteRow(sctx, rw, cfg)
+			errs[i] = r.deleteRow(ctx, rw, cfg)
 		})
 	}
 	wg.Wait()
 	pp.rethrow()
-	r.restoreLatestViews(sctx, rows, errs, cfg)
-	return r.markDirty(sctx, rows, cfg, r.fanoutResult(rows, errs, cfg.timestamp)) // rollup.go
+	r.restoreLatestViews(ctx, rows, errs, cfg)
 }
 
 // restoreLatestViews restores the latest-value views among rows whose
@@ -144,13 +176,7 @@ func (r *Repo[T]) restoreLatestViews(ctx context.Context, rows []row, errs []err
 
 // deleteRow deletes one row from every placement it can have.
 func (r *Repo[T]) deleteRow(ctx context.Context, rw row, cfg writeConfig) error {
-	places := []row{rw}
-	if rw.v.spec.PerKeyShards && rw.shard != 0 {
-		at0 := rw
-		at0.shard = 0
-		places = append(places, at0)
-	}
-	for _, p := range places {
+	for _, p := range placesOf(rw) {
 		if err := r.exec(ctx, p.deleteWrite(cfg.consistency, cfg.timestamp)); err != nil {
 			return err
 		}
@@ -159,6 +185,20 @@ func (r *Repo[T]) deleteRow(ctx context.Context, rw row, cfg writeConfig) error 
 		}
 	}
 	return nil
+}
+
+// placesOf is every placement rw can have: its own and, for a row of a
+// per-key sharded view placed in a shard other than 0, shard 0, where a
+// writer of an earlier version (which promoted keys with a shorter lead)
+// could have put it.
+func placesOf(rw row) []row {
+	places := []row{rw}
+	if rw.v.spec.PerKeyShards && rw.shard != 0 {
+		at0 := rw
+		at0.shard = 0
+		places = append(places, at0)
+	}
+	return places
 }
 
 // hasUnsetKey reports whether a key value of a view not keyed by the ID is

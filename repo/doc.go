@@ -142,7 +142,9 @@
 // Delete removes an item from every view with one timestamp. An item whose key
 // values are unset (only its ID filled in) is looked up in a view keyed by the
 // ID alone (by that view's ID) and deleted with its stored keys; without such
-// a view that is ErrBadKey. Repair re-derives the other views of a key's time range from a
+// a view that is ErrBadKey. A Delete checks keys and IDs, not value sizes, and
+// takes IDs up to MaxFutureSkew + ClockSkew ahead of its clock, so any item
+// an instance stored can be deleted by any other. Repair re-derives the other views of a key's time range from a
 // base view, with each row's original write time and remaining TTL, for the
 // rows a failed fan-out never reached and nobody retried.
 //

@@ -40,6 +40,11 @@ var (
 	// ErrPartialWrite: some views were written (wholly or in part) and
 	// others were not; see PutError.
 	ErrPartialWrite = errors.New("repo: partial write")
+	// ErrNotAttempted: a view's write was not sent because the write of
+	// another view, which has to land first, failed: a Delete by ID deletes
+	// the ID-keyed view's row only once every other view's delete
+	// succeeded. Found in a *PutError's Failed; a RetryOf retry sends it.
+	ErrNotAttempted = errors.New("repo: not attempted")
 	// ErrStaleMetadata: the call needed the views' scheme histories or
 	// promoted keys for an item time beyond what the repository's copy can
 	// prove current, and reloading them failed (or the context ended

@@ -22,10 +22,12 @@ import (
 // fakeCluster is an in-memory stand-in for the cluster behind the Executor
 // seam. It understands exactly the statement shapes the repository builds
 // (INSERT ... USING TTL ? AND TIMESTAMP ?, DELETE ... USING TIMESTAMP ?,
-// SELECT ... WHERE col op ? ... [ORDER BY col ASC|DESC] LIMIT ?, batches) and
-// keeps Cassandra's rules that the repository relies on: last write wins by
-// write timestamp, a tombstone wins a tie, a TTL counts from the write, rows
-// come back in clustering order. It records every statement it is sent, and
+// DELETE ... WHERE key=? AND id<? (a range of rows), SELECT ... WHERE col
+// op ? ... [ORDER BY col ASC|DESC] LIMIT ?, SELECT id,WRITETIME(col),TTL(col)
+// ... of one row, batches) and keeps Cassandra's rules that the repository
+// relies on: last write wins by write timestamp, a tombstone wins a tie
+// (a range tombstone too, over rows written after it), a TTL counts from
+// the write, rows come back in clustering order. It records every statement it is sent, and
 // fail can make any statement fail before (or after) it is applied.
 type fakeCluster struct {
 	t      testing.TB
@@ -46,6 +48,15 @@ type fakeTable struct {
 	clustering string   // "" for a table without clustering
 	desc       bool     // clustering order DESC
 	rows       map[string]*fakeRow
+	ranges     []fakeRange // range tombstones
+}
+
+// fakeRange is a range tombstone: the rows matching conds (bound to args)
+// are deleted at ts.
+type fakeRange struct {
+	conds []string
+	args  []any
+	ts    int64
 }
 
 type fakeRow struct {
@@ -129,6 +140,8 @@ var (
 	deleteRE = regexp.MustCompile(`^DELETE FROM (\S+) USING TIMESTAMP \? WHERE (.*) $`)
 	selectRE = regexp.MustCompile(`^SELECT (\S+) FROM (\S+) WHERE (.*?) (?:ORDER BY (\S+) (ASC|DESC) )?LIMIT \? ?$`)
 	condRE   = regexp.MustCompile(`^(\w+)(=|>=|<=|>|<)\?$`)
+	stampRE  = regexp.MustCompile(`^SELECT (\S+) FROM (\S+) WHERE ((?:\w+=\? AND )*\w+=\?)$`)
+	cellRE   = regexp.MustCompile(`^(WRITETIME|TTL)\((\w+)\)$`)
 )
 
 func (c *fakeCluster) apply(s Statement) {
@@ -148,6 +161,11 @@ func (c *fakeCluster) apply(s Statement) {
 		if r == nil {
 			r = &fakeRow{}
 			tb.rows[k] = r
+			for _, rg := range tb.ranges {
+				if matches(vals, rg.conds, rg.args) {
+					r.deleted = max(r.deleted, rg.ts)
+				}
+			}
 		}
 		if r.cols == nil || ts >= r.ts {
 			r.cols, r.ts, r.expires = vals, ts, time.Time{}
@@ -159,8 +177,13 @@ func (c *fakeCluster) apply(s Statement) {
 	}
 	if m := deleteRE.FindStringSubmatch(s.CQL); m != nil {
 		tb := c.table(m[1])
+		conds := strings.Split(m[2], " AND ")
+		if !strings.HasSuffix(m[2], "=?") {
+			c.deleteRange(tb, conds, s.Args[1:], s.Args[0].(int64))
+			return
+		}
 		vals := map[string]any{}
-		for i, cond := range strings.Split(m[2], " AND ") {
+		for i, cond := range conds {
 			vals[condRE.FindStringSubmatch(cond)[1]] = s.Args[i+1]
 		}
 		k := tb.key(vals)
@@ -173,6 +196,17 @@ func (c *fakeCluster) apply(s Statement) {
 		return
 	}
 	c.t.Fatalf("fake cluster: unknown write %q", s.CQL)
+}
+
+// deleteRange deletes at ts the rows of tb matching conds, and those
+// written later, at an older timestamp, that match them.
+func (c *fakeCluster) deleteRange(tb *fakeTable, conds []string, args []any, ts int64) {
+	tb.ranges = append(tb.ranges, fakeRange{conds: conds, args: args, ts: ts})
+	for _, r := range tb.rows {
+		if r.cols != nil && matches(r.cols, conds, args) {
+			r.deleted = max(r.deleted, ts)
+		}
+	}
 }
 
 func (c *fakeCluster) table(name string) *fakeTable {
@@ -206,6 +240,9 @@ func (c *fakeCluster) Query(ctx context.Context, s Statement) Rows {
 	if err := ctx.Err(); err != nil {
 		return &fakeRows{err: err}
 	}
+	if m := stampRE.FindStringSubmatch(s.CQL); m != nil {
+		return c.stamp(m, s.Args)
+	}
 	m := selectRE.FindStringSubmatch(s.CQL)
 	if m == nil {
 		c.t.Fatalf("fake cluster: unknown select %q", s.CQL)
@@ -235,6 +272,37 @@ func (c *fakeCluster) Query(ctx context.Context, s Statement) Rows {
 	})
 	if len(out) > limit {
 		out = out[:limit]
+	}
+	return &fakeRows{cols: cols, rows: out, mapper: c.mapper}
+}
+
+// stamp answers a select of one row's write time and remaining TTL per
+// cell (Repo.stampOf), m its stampRE match: every cell of a row here has
+// the row's write time and expiry; a null cell has neither.
+func (c *fakeCluster) stamp(m []string, args []any) Rows {
+	cols, tb := strings.Split(m[1], ","), c.table(m[2])
+	conds := strings.Split(m[3], " AND ")
+	now := c.now()
+	var out []map[string]any
+	for _, r := range tb.rows {
+		if !r.alive(now) || !matches(r.cols, conds, args) {
+			continue
+		}
+		got := map[string]any{}
+		for _, col := range cols {
+			cm := cellRE.FindStringSubmatch(col)
+			switch {
+			case cm == nil:
+				got[col] = r.cols[col]
+			case r.cols[cm[2]] == nil:
+				got[col] = nil
+			case cm[1] == "WRITETIME":
+				got[col] = r.ts
+			case !r.expires.IsZero():
+				got[col] = int(r.expires.Unix() - now.Unix())
+			}
+		}
+		out = append(out, got)
 	}
 	return &fakeRows{cols: cols, rows: out, mapper: c.mapper}
 }

@@ -164,7 +164,7 @@ func TestFutureRefusalText(t *testing.T) {
 			}
 			r := &Repo[Record]{opts: Options{Schemes: SchemeOptions{MaxFutureSkew: time.Minute}}}
 			rows := []row{{v: &view{spec: schema.View{Kind: k}}, id: id}}
-			_, err = r.checkFuture(rows, now)
+			_, err = r.checkFuture(rows, now, 0)
 			if !errors.Is(err, ErrBadID) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "2562047h") {
 				t.Errorf("got %v, want %q", err, tt.want)
 			}

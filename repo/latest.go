@@ -21,9 +21,10 @@ import (
 //
 // Deleting the newest item leaves the key's partition without it, and
 // the rows before it were retired when it was written: restoreLatest then
-// reads the source's newest item and writes it back (writeBack), and
-// checks that it shows: instances' clocks differ by up to ClockSkew, so
-// the retirement can be stamped later than the delete.
+// reads the source's newest item and writes it back (writeBack) with what
+// its source row has left of its TTL (backTTL), and checks that it shows:
+// instances' clocks differ by up to ClockSkew, so the retirement can be
+// stamped later than the delete.
 
 // latestConcurrency bounds the keys LatestValues reads at once.
 const latestConcurrency = 16
@@ -106,7 +107,42 @@ func (r *Repo[T]) restoreLatest(ctx context.Context, rw row, cfg writeConfig) er
 	if !hasBack {
 		return nil
 	}
-	return r.writeBack(ctx, back, cfg)
+	ttl, alive, err := r.backTTL(ctx, back, cfg)
+	if err != nil || !alive {
+		return err // the source's row expired or was deleted since it was read
+	}
+	return r.writeBack(ctx, back, ttl, cfg)
+}
+
+// backTTL is the TTL in seconds (0: none) to write back back, the newest
+// item of its key in its source, with: what the source's row has left (as
+// Repair reads it), so that the copy expires with its source; the write's
+// TTL for the view, a full one from now, would outlive it. It is capped by
+// that TTL, which a write may not exceed. alive is false when the source's
+// row is gone. A source view without a scalar value column has no TTL to
+// read: the write's TTL for the view, then.
+func (r *Repo[T]) backTTL(ctx context.Context, back row, cfg writeConfig) (ttl int, alive bool, err error) {
+	ttl, _ = cfg.ttlOf(back.v)
+	src := r.views[back.v.spec.LatestOf]
+	srw, err := r.rowOf(src, back.item, forStored, make(Key, len(src.spec.Key)), nil, nil, nil)
+	if err != nil {
+		return 0, false, err
+	}
+	sq := newStampQuery(src)
+	for _, p := range placesOf(srw) {
+		st, found, err := r.stampOf(ctx, p, sq, cfg.consistency)
+		if err != nil {
+			return 0, false, err
+		}
+		if !found {
+			continue // not placed there: in shard 0, perhaps (placesOf)
+		}
+		if st.known && (ttl == 0 || st.ttl > 0 && st.ttl < ttl) {
+			ttl = st.ttl
+		}
+		return ttl, true, nil
+	}
+	return 0, false, nil
 }
 
 // sourceNewest is the row, in v, of the newest item of key in v's source.
@@ -115,7 +151,7 @@ func (r *Repo[T]) sourceNewest(ctx context.Context, v *view, key Key, cl gocql.C
 	if err != nil || len(src.Items) == 0 {
 		return row{}, false, err
 	}
-	back, err := r.rowOf(v, reflect.ValueOf(&src.Items[0]).Elem(), true, make(Key, len(v.spec.Key)), nil, nil, nil)
+	back, err := r.rowOf(v, reflect.ValueOf(&src.Items[0]).Elem(), forWrite, make(Key, len(v.spec.Key)), nil, nil, nil)
 	return back, err == nil, err
 }
 
@@ -128,15 +164,15 @@ func (r *Repo[T]) latestID(ctx context.Context, v *view, key Key, cl gocql.Consi
 	return r.firstID(v, cur.Items)
 }
 
-// writeBack writes back, its insert alone, and checks that it shows. At
-// the delete's timestamp it can be shadowed by the range delete that came
-// with the insert of a newer item (deleted since) from an instance whose
-// clock was ahead: that write began before this one, so its timestamp is
-// at most this clock plus ClockSkew, and the second attempt is stamped past
-// it. The write-back has no range delete of its own: one stamped ahead
-// would shadow the next write-back of an older item in turn.
-func (r *Repo[T]) writeBack(ctx context.Context, back row, cfg writeConfig) error {
-	ttl, _ := cfg.ttlOf(back.v)
+// writeBack writes back, its insert alone with a TTL of ttl seconds
+// (backTTL), and checks that it shows. At the delete's timestamp it can be
+// shadowed by the range delete that came with the insert of a newer item
+// (deleted since) from an instance whose clock was ahead: that write began
+// before this one, so its timestamp is at most this clock plus ClockSkew,
+// and the second attempt is stamped past it. The write-back has no range
+// delete of its own: one stamped ahead would shadow the next write-back of
+// an older item in turn.
+func (r *Repo[T]) writeBack(ctx context.Context, back row, ttl int, cfg writeConfig) error {
 	cl := cfg.consistency
 	for _, ts := range []int64{cfg.timestamp, cfg.timestamp + r.opts.Schemes.ClockSkew.Microseconds() + 1} {
 		ins := write(back.v.spec.Name, "insert", back.v.stmts.insert, cl, back.insertArgs(ttl, ts))

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,5 +38,108 @@ func TestLatestValueOfAnotherView(t *testing.T) {
 	}
 	if _, _, err := r.LatestValues(t.Context(), "nope", []Key{{"r"}}); !errors.Is(err, ErrUnknownView) {
 		t.Fatalf("LatestValues of an unknown view = %v, want ErrUnknownView", err)
+	}
+}
+
+// latestNotes is a repository of by_room, note_by_id and latest_by_room,
+// each with a TTL of ttl (0: none), on a fake cluster whose clock the
+// returned world moves.
+func latestNotes(t *testing.T, ttl time.Duration) (*Repo[note], *fakeCluster, *world) {
+	t.Helper()
+	views := append(noteViews(), latestNoteView())
+	for i := range views {
+		views[i].TTL = ttl
+	}
+	w := &world{now: fixedNow}
+	fake := newFakeCluster(t, "ks", views, w.clock)
+	r, err := New[note](tripwireSession(), "ks", views, Options{Now: w.clock, WrapExecutor: fake.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, fake, w
+}
+
+// writeBackTTLs are the TTLs of the inserts into latest_by_room among stmts.
+func writeBackTTLs(t *testing.T, stmts []Statement) []int {
+	var ttls []int
+	for _, s := range stmts {
+		if s.Op == "insert" && s.Table == "latest_by_room" {
+			ttls = append(ttls, argOf(t, s, bindTTL).(int))
+		}
+	}
+	return ttls
+}
+
+// TestWriteBackKeepsSourceTTL: after a Delete of a key's newest item, the
+// next-older item is written back into the latest-value view with what its
+// source row has left to live, not a fresh full TTL: it expires from the
+// latest-value view when it does from its source. Without a TTL it stays
+// without one.
+func TestWriteBackKeepsSourceTTL(t *testing.T) {
+	const day = 24 * time.Hour
+	for _, tc := range []struct {
+		name    string
+		ttl     time.Duration
+		wantTTL int
+	}{
+		{"30 days", 30 * day, int((day - time.Second).Seconds())},
+		{"none", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, fake, w := latestNotes(t, tc.ttl)
+			putNote(t, r, w.clock(), "old")
+			w.advance(29 * day)
+			newest := putNote(t, r, w.clock(), "new")
+			w.advance(time.Second)
+			fake.take()
+			if err := r.Delete(t.Context(), &newest); err != nil {
+				t.Fatal(err)
+			}
+			if got := writeBackTTLs(t, fake.take()); !slices.Equal(got, []int{tc.wantTTL}) {
+				t.Fatalf("write-back TTLs %v, want [%d]", got, tc.wantTTL)
+			}
+			if it, ok, err := r.LatestValue(t.Context(), "latest_by_room", Key{"r"}); err != nil || !ok || it.Body != "old" {
+				t.Fatalf("LatestValue = %q, %v, %v; want the older item", it.Body, ok, err)
+			}
+			w.advance(2 * day)
+			p, err := r.Read(t.Context(), Query{View: "by_room", Key: Key{"r"}, Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			it, ok, err := r.LatestValue(t.Context(), "latest_by_room", Key{"r"})
+			if err != nil || ok != (len(p.Items) > 0) {
+				t.Fatalf("by_room holds %d items, latest_by_room %q (found %v, %v)", len(p.Items), it.Body, ok, err)
+			}
+		})
+	}
+}
+
+// TestWriteBackOfASourceRowGone: a source row that is gone when its
+// remaining TTL is read (expired or deleted since the source was read) is
+// not written back.
+func TestWriteBackOfASourceRowGone(t *testing.T) {
+	r, fake, w := latestNotes(t, 0)
+	putNote(t, r, w.clock(), "old")
+	w.advance(time.Hour)
+	newest := putNote(t, r, w.clock(), "new")
+	w.advance(time.Second)
+	fake.fail = func(s Statement) error {
+		if s.Op == "select" && s.Table == "by_room" && strings.Contains(s.CQL, "WRITETIME(") {
+			// Under the fake's lock: the older item goes just before.
+			for _, rw := range fake.tables["ks.by_room"].rows {
+				rw.deleted = max(rw.deleted, rw.ts)
+			}
+		}
+		return nil
+	}
+	fake.take()
+	if err := r.Delete(t.Context(), &newest); err != nil {
+		t.Fatal(err)
+	}
+	if got := writeBackTTLs(t, fake.take()); len(got) != 0 {
+		t.Fatalf("%d write-back(s) of an item gone from its source", len(got))
+	}
+	if it, ok, err := r.LatestValue(t.Context(), "latest_by_room", Key{"r"}); err != nil || ok {
+		t.Fatalf("LatestValue = %q, %v, %v; want nothing", it.Body, ok, err)
 	}
 }

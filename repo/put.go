@@ -224,15 +224,33 @@ func (r *Repo[T]) newFanout(rows []row, cfg writeConfig) *fanout {
 	return f
 }
 
-// placedRows derives the rows of item with metadata proven current for its
-// time (current): derived, checked, and derived again if the check had to
-// reload the metadata.
+// placedRows derives the rows of item for a write with metadata proven
+// current for its time (current): derived, checked, and derived again if
+// the check had to reload the metadata.
 func (r *Repo[T]) placedRows(ctx context.Context, item *T, cfg writeConfig) ([]row, error) {
-	rows, err := r.rowsOf(item)
+	return r.placed(ctx, item, cfg, forWrite)
+}
+
+// placedForDelete is placedRows for a Delete of a stored item: its values
+// are not checked (derivation forStored), and its IDs may be stamped up to
+// ClockSkew further ahead than a write allows, as a writer whose clock is
+// ahead of this one's may have stamped them (reads allow as much).
+func (r *Repo[T]) placedForDelete(ctx context.Context, item *T, cfg writeConfig) ([]row, error) {
+	return r.placed(ctx, item, cfg, forStored)
+}
+
+// placed is placedRows and placedForDelete: the rows of item derived as d
+// says, their IDs checked against the clock, with metadata proven current.
+func (r *Repo[T]) placed(ctx context.Context, item *T, cfg writeConfig, d derivation) ([]row, error) {
+	rows, err := r.deriveRows(item, d)
 	if err != nil {
 		return nil, err
 	}
-	latest, err := r.checkFuture(rows, cfg.clock)
+	var slack time.Duration
+	if d != forWrite {
+		slack = r.opts.Schemes.ClockSkew
+	}
+	latest, err := r.checkFuture(rows, cfg.clock, slack)
 	if err != nil {
 		return nil, err
 	}
@@ -240,18 +258,19 @@ func (r *Repo[T]) placedRows(ctx context.Context, item *T, cfg writeConfig) ([]r
 	if err != nil || !reloaded {
 		return rows, err
 	}
-	return r.rowsOf(item)
+	return r.deriveRows(item, d)
 }
 
 // checkFuture refuses rows stamped further ahead of the writer's clock than
-// Options.Schemes.MaxFutureSkew, in every view (views may take their IDs from
-// different columns), and returns the latest instant of them. Reads rely on
-// it: a newest-first read that fills its page from the bucket of its clock
+// Options.Schemes.MaxFutureSkew (plus slack: ClockSkew for a Delete, 0 for
+// a write), in every view (views may take their IDs from different
+// columns), and returns the latest instant of them. Reads rely on it: a
+// newest-first read that fills its page from the bucket of its clock
 // (plus twice the skew) asks nothing newer, and without the presence index
 // walks start that far ahead, so a row stamped further ahead could be found
 // oldest-first and not newest-first.
-func (r *Repo[T]) checkFuture(rows []row, now time.Time) (time.Time, error) {
-	limit := now.Add(r.opts.Schemes.MaxFutureSkew)
+func (r *Repo[T]) checkFuture(rows []row, now time.Time, slack time.Duration) (time.Time, error) {
+	limit := now.Add(r.opts.Schemes.MaxFutureSkew + slack)
 	var latest time.Time
 	for i, rw := range rows {
 		if s := sameID(rows[:i], rw.v); s != nil {
@@ -262,14 +281,22 @@ func (r *Repo[T]) checkFuture(rows []row, now time.Time) (time.Time, error) {
 			return latest, fmt.Errorf("%w: %w", ErrBadID, err)
 		}
 		if at.After(limit) {
-			return latest, fmt.Errorf("%w: view %s: %s stamped %v, %s ahead of the clock, over MaxFutureSkew %v",
-				ErrBadID, rw.v.spec.Name, rw.v.spec.ID.Name, at.UTC().Format(time.RFC3339Nano), aheadText(at, now), r.opts.Schemes.MaxFutureSkew)
+			return latest, fmt.Errorf("%w: view %s: %s stamped %v, %s ahead of the clock, over MaxFutureSkew %v%s",
+				ErrBadID, rw.v.spec.Name, rw.v.spec.ID.Name, at.UTC().Format(time.RFC3339Nano), aheadText(at, now), r.opts.Schemes.MaxFutureSkew, slackText(slack))
 		}
 		if at.After(latest) {
 			latest = at
 		}
 	}
 	return latest, nil
+}
+
+// slackText names the slack checkFuture allowed beyond MaxFutureSkew.
+func slackText(slack time.Duration) string {
+	if slack == 0 {
+		return ""
+	}
+	return " + ClockSkew " + slack.String()
 }
 
 // aheadText is how far at is ahead of now, to the millisecond; beyond what

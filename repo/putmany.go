@@ -98,7 +98,7 @@ func (r *Repo[T]) rowsOfMany(ctx context.Context, items []T, cfg writeConfig) ([
 		if err != nil {
 			return nil, latest, fmt.Errorf("repo: put many: item %d: %w", i, err)
 		}
-		at, err := r.checkFuture(rs, cfg.clock)
+		at, err := r.checkFuture(rs, cfg.clock, 0)
 		if err != nil {
 			return nil, latest, fmt.Errorf("repo: put many: item %d: %w", i, err)
 		}

@@ -144,6 +144,9 @@ func TestBadWritesTouchNothing(t *testing.T) {
 			if err := r.PutMany(ctx, []refmodel.Message{good, tc.msg}); !errors.Is(err, tc.want) {
 				t.Fatalf("PutMany: got %v, want %v", err, tc.want)
 			}
+			if tc.want == ErrValueTooLarge {
+				return // a Delete writes no value (TestDeleteStoredOversizedItem)
+			}
 			if err := r.Delete(ctx, &tc.msg); !errors.Is(err, tc.want) {
 				t.Fatalf("Delete: got %v, want %v", err, tc.want)
 			}

@@ -26,15 +26,34 @@ type row struct {
 	unset   bool   // derived loosely (rowsOfLoose) from an item missing this view's ID
 }
 
+// derivation is what deriveRows checks of an item besides its IDs.
+type derivation uint8
+
+const (
+	// forWrite: key values set and valid, and every value within
+	// Options.Write.MaxValueBytes (its size estimated: row.bytes).
+	forWrite derivation = iota
+	// forStored: key values set and valid; values neither checked nor
+	// sized: rows of a stored item, addressed by their primary keys (a
+	// Delete, a read of a row's write time). An item stored under a
+	// larger MaxValueBytes (another instance's, or an earlier setting)
+	// must still be deletable.
+	forStored
+	// loose: forStored without refusing empty key values, for a Delete
+	// that may name the item by its ID alone (a text or blob key left
+	// empty).
+	loose
+)
+
 // rowsOf derives the rows of item for every view, or the first reason it cannot be
 // written. Nothing is sent when this fails.
-func (r *Repo[T]) rowsOf(item *T) ([]row, error) { return r.deriveRows(item, true) }
+func (r *Repo[T]) rowsOf(item *T) ([]row, error) { return r.deriveRows(item, forWrite) }
 
-// rowsOfLoose is rowsOf without refusing empty key values: for a Delete
-// that may name the item by its ID alone (a text or blob key left empty).
-func (r *Repo[T]) rowsOfLoose(item *T) ([]row, error) { return r.deriveRows(item, false) }
+// rowsOfLoose derives the rows of item for a Delete that may name the item
+// by its ID alone (derivation loose).
+func (r *Repo[T]) rowsOfLoose(item *T) ([]row, error) { return r.deriveRows(item, loose) }
 
-func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
+func (r *Repo[T]) deriveRows(item *T, d derivation) ([]row, error) {
 	if item == nil {
 		return nil, fmt.Errorf("%w: nil item", ErrBadItem)
 	}
@@ -45,7 +64,7 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	var factsBuf [8]fieldFacts // on the stack: only the rows' payloads read them
 	nf := len(r.fields.paths)
 	keys := make(Key, r.keyValues, r.keyValues+nf) // every row's key and the item's fields: one allocation
-	if strict && nf > 0 {
+	if d == forWrite && nf > 0 {
 		// A write binds every column: each field read and boxed once. A
 		// Delete binds the keys alone, and reads them per view.
 		fields, facts = keys[r.keyValues:cap(keys)], factsBuf[:]
@@ -56,9 +75,9 @@ func (r *Repo[T]) deriveRows(item *T, strict bool) ([]row, error) {
 	}
 	for _, v := range r.order {
 		n := len(v.spec.Key)
-		rw, err := r.rowOf(v, iv, strict, keys[:n:n], fields, facts, sameID(rows, v))
+		rw, err := r.rowOf(v, iv, d, keys[:n:n], fields, facts, sameID(rows, v))
 		keys = keys[n:]
-		if err != nil && !strict && !v.idInKey {
+		if err != nil && d == loose && !v.idInKey {
 			// Loosely, an unset ID of a view not keyed by it (only the
 			// ID-keyed view's ID filled in) is one more unset value.
 			rw, err = row{v: v, item: iv, unset: true}, nil
@@ -87,10 +106,11 @@ func sameID(rows []row, v *view) *row {
 
 // rowOf derives the row of iv in v, its key in key (len(v.spec.Key) values),
 // from fields and facts (fieldSet.load; nil: read from iv), with the ID
-// (and the bucket, under the same scheme) of same when it is not nil.
+// (and the bucket, under the same scheme) of same when it is not nil,
+// checked as d says.
 // Two parameters, not one struct: the row keeps fields, and a struct
 // holding both would have taken facts off the stack with it.
-func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key, fields []any, facts []fieldFacts, same *row) (row, error) {
+func (r *Repo[T]) rowOf(v *view, iv reflect.Value, d derivation, key Key, fields []any, facts []fieldFacts, same *row) (row, error) {
 	rw := row{v: v, item: iv, fields: fields}
 	if err := rw.identify(same); err != nil {
 		return rw, err
@@ -99,14 +119,16 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, strict bool, key Key, fields 
 	for i := range rw.key {
 		rw.key[i] = rw.keyColumn(i)
 	}
-	if err := rw.key.validate(v.spec.Key); err != nil && strict {
+	if err := rw.key.validate(v.spec.Key); err != nil && d != loose {
 		return rw, err
 	}
-	bytes, err := r.payload(v, iv, facts)
-	if err != nil {
-		return rw, err
+	if d == forWrite {
+		bytes, err := r.payload(v, iv, facts)
+		if err != nil {
+			return rw, err
+		}
+		rw.bytes = bytes
 	}
-	rw.bytes = bytes
 	rw.place()
 	return rw, nil
 }
