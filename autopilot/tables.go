@@ -62,7 +62,9 @@ func Apply(ctx context.Context, s *gocql.Session, keyspace string) error {
 		return err
 	}
 	for _, stmt := range DDL(keyspace) {
-		if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
+		// CREATE TABLE IF NOT EXISTS: safe to retry (repo.NewSession
+		// retries idempotent statements only).
+		if err := s.Query(stmt).WithContext(ctx).Idempotent(true).Exec(); err != nil {
 			return fmt.Errorf("autopilot: create table: %w", err)
 		}
 	}

@@ -33,7 +33,7 @@ type SessionConfig struct {
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default 5s
 	NumConns       int               // connections per host, default 2
-	Retries        int               // retries of idempotent statements, default 2
+	Retries        int               // retries of idempotent statements and SELECTs, default 2 (others are never retried)
 	// SpeculativeAttempts is how many extra executions of an idempotent
 	// statement start, one every SpeculativeDelay, on the next host of the
 	// query plan while the first is unanswered; the first answer wins. It is
@@ -166,7 +166,7 @@ func (c SessionConfig) ClusterConfig() (*gocql.ClusterConfig, error) {
 	cc.ProtoVersion = c.ProtoVersion
 	cc.Logger = c.Logger
 	cc.PoolConfig.HostSelectionPolicy = speculating(gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.Datacenter)), c)
-	cc.RetryPolicy = &gocql.ExponentialBackoffRetryPolicy{NumRetries: c.Retries, Min: 50 * time.Millisecond, Max: time.Second}
+	cc.RetryPolicy = retryingIdempotent{&gocql.ExponentialBackoffRetryPolicy{NumRetries: c.Retries, Min: 50 * time.Millisecond, Max: time.Second}} // session_retry.go
 	// Without a filter the driver would open pools to remote DCs too.
 	cc.HostFilter = gocql.DataCentreHostFilter(c.Datacenter)
 	if c.Username != "" {

@@ -295,3 +295,39 @@ func TestSessionDefaults(t *testing.T) {
 		t.Errorf("Consistency %v, want %v", got, want)
 	}
 }
+
+// TestSessionRetriesOnlyWhatCannotApplyTwice: the session's retry policy
+// retries idempotent statements and SELECTs, never another statement: gocql
+// asks the policy about every statement, and a counter update, a list
+// append or an LWT that timed out after it applied would apply again.
+func TestSessionRetriesOnlyWhatCannotApplyTwice(t *testing.T) {
+	cc, err := SessionConfig{Hosts: []string{"127.0.0.1"}, Datacenter: "dc1"}.ClusterConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tripwireSession()
+	for _, c := range []struct {
+		q    gocql.RetryableQuery
+		want bool
+	}{
+		{s.Query(`UPDATE ks.c SET n = n + 1 WHERE k = 1`), false},
+		{s.Query(`INSERT INTO ks.t (k) VALUES (1) IF NOT EXISTS`), false},
+		{s.Query(`UPDATE ks.c SET n = n + 1 WHERE k = 1`).Idempotent(true), true},
+		{s.Query(`SELECT k FROM ks.t WHERE k = 1`), true},
+		{s.Query(` select k FROM ks.t`), true},
+		{s.Query(`SELECTED`), true}, // a prefix test: CQL has no such statement
+		{s.Query(`DELETE FROM ks.t WHERE k = 1`), false},
+		{unmarkedBatch(s), false},
+	} {
+		if got := cc.RetryPolicy.Attempt(c.q); got != c.want {
+			t.Errorf("%T %v: Attempt %v, want %v", c.q, c.q, got, c.want)
+		}
+	}
+}
+
+// unmarkedBatch is a batch of one statement not marked idempotent.
+func unmarkedBatch(s *gocql.Session) *gocql.Batch {
+	b := s.NewBatch(gocql.UnloggedBatch)
+	b.Query(`UPDATE ks.c SET n = n + 1 WHERE k = 1`)
+	return b
+}

@@ -35,16 +35,16 @@ func DropView(ctx context.Context, s *gocql.Session, keyspace, view string) erro
 	}
 	if v.PerKeyShards {
 		promos := fmt.Sprintf(`DELETE FROM %s WHERE "view" = ?`, qualified(keyspace, HotKeysTable))
-		if err := s.Query(promos, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec(); err != nil && !missingTable(err) {
+		if err := s.Query(promos, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Idempotent(true).Exec(); err != nil && !missingTable(err) {
 			return fmt.Errorf("drop view %s: forget its promoted keys: %w", view, err)
 		}
 	}
 	blocked := fmt.Sprintf(`DELETE FROM %s WHERE "view" = ?`, qualified(keyspace, BlockedKeysTable))
-	if err := s.Query(blocked, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec(); err != nil && !missingTable(err) {
+	if err := s.Query(blocked, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Idempotent(true).Exec(); err != nil && !missingTable(err) {
 		return fmt.Errorf("drop view %s: forget its blocked keys: %w", view, err)
 	}
 	forget := fmt.Sprintf(`DELETE FROM %s WHERE "view" = ?`, qualified(keyspace, MetadataTable))
-	if err := s.Query(forget, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Exec(); err != nil {
+	if err := s.Query(forget, view).WithContext(ctx).Consistency(gocql.LocalQuorum).Idempotent(true).Exec(); err != nil {
 		return fmt.Errorf("drop view %s: unregister: %w", view, err)
 	}
 	return nil

@@ -46,7 +46,7 @@ func CreateKeyspace(ctx context.Context, s *gocql.Session, k Keyspace, o Keyspac
 	if o.DropFirst {
 		// No wait for agreement here: the CREATE below goes through the
 		// same coordinator, and the wait after it covers both.
-		if err := s.Query("DROP KEYSPACE IF EXISTS " + Quote(k.Name)).WithContext(ctx).Exec(); err != nil {
+		if err := s.Query("DROP KEYSPACE IF EXISTS " + Quote(k.Name)).WithContext(ctx).Idempotent(true).Exec(); err != nil {
 			return err
 		}
 	}

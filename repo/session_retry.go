@@ -1,0 +1,41 @@
+package repo
+
+import (
+	"strings"
+
+	"github.com/gocql/gocql"
+)
+
+// retryingIdempotent is the session's retry policy: p's, for statements a
+// retry cannot apply twice. gocql asks the policy about every statement it
+// may retry and never looks at idempotence itself (v1.7; the ScyllaDB fork
+// alike), so a counter update, a list append or a lightweight transaction
+// that timed out after it was applied would be applied again (a retried
+// LWT also answers "not applied" to the write that did apply).
+//
+// A statement is retried when it is marked idempotent (every statement the
+// repository sends is) or when it is a SELECT, which changes nothing. A
+// DDL statement's caller marks it when it holds IF [NOT] EXISTS
+// (schema.execDDL).
+type retryingIdempotent struct {
+	gocql.RetryPolicy
+}
+
+func (p retryingIdempotent) Attempt(q gocql.RetryableQuery) bool {
+	return retrySafe(q) && p.RetryPolicy.Attempt(q)
+}
+
+// retrySafe reports whether sending q again cannot apply it twice.
+func retrySafe(q gocql.RetryableQuery) bool {
+	if iq, ok := q.(interface{ IsIdempotent() bool }); ok && iq.IsIdempotent() {
+		return true
+	}
+	sq, ok := q.(interface{ Statement() string })
+	return ok && isSelectCQL(sq.Statement())
+}
+
+// isSelectCQL reports whether the CQL statement stmt is a SELECT.
+func isSelectCQL(stmt string) bool {
+	s := strings.TrimLeft(stmt, " \t\r\n(")
+	return len(s) >= 6 && strings.EqualFold(s[:6], "select")
+}
