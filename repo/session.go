@@ -33,7 +33,7 @@ type SessionConfig struct {
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default 5s
 	NumConns       int               // connections per host, default 2
-	Retries        int               // retries of idempotent statements and SELECTs, default 2 (others are never retried)
+	Retries        int               // retries of idempotent statements, SELECTs and IF [NOT] EXISTS DDL, default 2 (others are never retried)
 	// SpeculativeAttempts is how many extra executions of an idempotent
 	// statement start, one every SpeculativeDelay, on the next host of the
 	// query plan while the first is unanswered; the first answer wins. It is

@@ -1,9 +1,9 @@
 package repo
 
 import (
-	"strings"
-
 	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/internal/cqltext"
 )
 
 // retryingIdempotent is the session's retry policy: p's, for statements a
@@ -14,9 +14,8 @@ import (
 // LWT also answers "not applied" to the write that did apply).
 //
 // A statement is retried when it is marked idempotent (every statement the
-// repository sends is) or when it is a SELECT, which changes nothing. A
-// DDL statement's caller marks it when it holds IF [NOT] EXISTS
-// (schema.execDDL).
+// repository sends is), when it is a SELECT, which changes nothing, or DDL
+// with IF [NOT] EXISTS, which does the same twice as once.
 type retryingIdempotent struct {
 	gocql.RetryPolicy
 }
@@ -31,11 +30,5 @@ func retrySafe(q gocql.RetryableQuery) bool {
 		return true
 	}
 	sq, ok := q.(interface{ Statement() string })
-	return ok && isSelectCQL(sq.Statement())
-}
-
-// isSelectCQL reports whether the CQL statement stmt is a SELECT.
-func isSelectCQL(stmt string) bool {
-	s := strings.TrimLeft(stmt, " \t\r\n(")
-	return len(s) >= 6 && strings.EqualFold(s[:6], "select")
+	return ok && (cqltext.IsSelect(sq.Statement()) || cqltext.IsConditionalDDL(sq.Statement()))
 }

@@ -317,6 +317,8 @@ func TestSessionRetriesOnlyWhatCannotApplyTwice(t *testing.T) {
 		{s.Query(` select k FROM ks.t`), true},
 		{s.Query(`SELECTED`), true}, // a prefix test: CQL has no such statement
 		{s.Query(`DELETE FROM ks.t WHERE k = 1`), false},
+		{s.Query(`DROP KEYSPACE IF EXISTS ks`), true},
+		{s.Query(`ALTER TABLE ks.t ADD v text`), false},
 		{unmarkedBatch(s), false},
 	} {
 		if got := cc.RetryPolicy.Attempt(c.q); got != c.want {

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/internal/cqltext"
 )
 
 // migrationsTable models MigrationsTable: one row per applied migration.
@@ -111,27 +112,16 @@ func apply(ctx context.Context, s *gocql.Session, keyspace string, m Migration) 
 }
 
 // execDDL runs one statement and waits until every node has its schema. A
-// statement with IF [NOT] EXISTS is marked idempotent, so a session that
-// retries only such statements (repo.NewSession) retries it after a
-// timeout; another (an ALTER ... ADD that did apply would fail again) is not.
+// statement with IF [NOT] EXISTS is marked idempotent, so that any session
+// retrying only such statements (repo.NewSession's does) retries it after
+// a timeout; another (an ALTER ... ADD that did apply would fail again) is
+// not.
 func execDDL(ctx context.Context, s *gocql.Session, stmt string) error {
-	if err := s.Query(stmt).WithContext(ctx).Idempotent(conditionalDDL(stmt)).Exec(); err != nil {
+	if err := s.Query(stmt).WithContext(ctx).Idempotent(cqltext.IsConditionalDDL(stmt)).Exec(); err != nil {
 		return err
 	}
 	if err := s.AwaitSchemaAgreement(ctx); err != nil {
 		return fmt.Errorf("await schema agreement: %w", err)
 	}
 	return nil
-}
-
-// conditionalDDL reports whether the DDL statement stmt is conditional (IF
-// NOT EXISTS, IF EXISTS: running it twice is the same as once). The clause
-// comes before the name, so only the words before the first quote or
-// parenthesis count, not a comment or a name that says as much.
-func conditionalDDL(stmt string) bool {
-	if i := strings.IndexAny(stmt, `"'(`); i >= 0 {
-		stmt = stmt[:i]
-	}
-	u := " " + strings.ToUpper(strings.Join(strings.Fields(stmt), " ")) + " "
-	return strings.Contains(u, " IF NOT EXISTS ") || strings.Contains(u, " IF EXISTS ")
 }
