@@ -186,7 +186,7 @@ func TestStepValidate(t *testing.T) {
 	for _, s := range []Step{{}, {Every: 500 * time.Millisecond}, {Every: 1500 * time.Millisecond},
 		{Every: time.Hour, Calendar: true}, {Every: day, Location: time.Local}} {
 		var qe *QueryError
-		if err := s.validate(); !errors.As(err, &qe) || qe.Field[:4] != "Step" {
+		if err := s.Validate(); !errors.As(err, &qe) || qe.Field[:4] != "Step" {
 			t.Errorf("Step %+v: validate = %v, want a QueryError naming a Step field", s, err)
 		}
 	}

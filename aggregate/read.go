@@ -272,7 +272,7 @@ func (q *Query) validate(v schema.View) error {
 	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
 		return badQuery("From", "%v is not before To %v", q.From, q.To)
 	}
-	if err := q.Step.validate(); err != nil {
+	if err := q.Step.Validate(); err != nil {
 		return err
 	}
 	if len(q.Aggs) == 0 {

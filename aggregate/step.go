@@ -24,7 +24,10 @@ type Step struct {
 	Location *time.Location
 }
 
-func (s Step) validate() error {
+// Validate checks the step as a read does: Every whole seconds, at least
+// one, whole days for Calendar, and a Location only with Calendar
+// (*QueryError, ErrBadQuery). A caller may check it before it connects.
+func (s Step) Validate() error {
 	switch {
 	case s.Every < time.Second:
 		return badQuery("Step.Every", "%v is shorter than a second", s.Every)

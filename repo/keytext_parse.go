@@ -41,6 +41,9 @@ func ParseKeyText(v schema.View, text string) (Key, error) {
 // text as itself (not empty: an empty key value names no partition).
 // Collections and other types are not read from text.
 func ParseValueText(cqlType, s string) (any, error) {
+	if t, err := schema.NormalizeType(cqlType); err == nil {
+		cqlType = t // a views file may write TEXT or BigInt, and the registry keeps it so
+	}
 	switch cqlType {
 	case "bigint", "counter", "varint":
 		return parseIntText(s, 64, func(n int64) any { return n })

@@ -75,3 +75,22 @@ func TestParseKeyText(t *testing.T) {
 		t.Errorf("an empty text value: %v, want ErrBadKey naming sensor_id", err)
 	}
 }
+
+// TestParseValueTextAnyCase: a views file may write a type as TEXT or
+// BigInt, and the registry keeps it as written; it reads the same.
+func TestParseValueTextAnyCase(t *testing.T) {
+	for _, c := range []struct {
+		typ, text string
+		want      any
+	}{
+		{"BigInt", "7", int64(7)},
+		{"TEXT", "dev-1", "dev-1"},
+		{"VarChar", "x", "x"},
+		{"Boolean", "true", true},
+	} {
+		got, err := ParseValueText(c.typ, c.text)
+		if err != nil || got != c.want {
+			t.Errorf("ParseValueText(%q, %q) = %v (%T), %v; want %v", c.typ, c.text, got, got, err, c.want)
+		}
+	}
+}

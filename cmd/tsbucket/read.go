@@ -33,7 +33,7 @@ type readFlags struct {
 func runRead(ctx context.Context, args []string, e env) error {
 	var f readFlags
 	fs := newFlags("read", "read --hosts H --view V --key K [--limit N] [--oldest-first] [--from T] [--to T] [--cursor C] [--json]\n"+
-		"       tsbucket read --hosts H --view V --key K --every D --agg F(C),... [--calendar-days ZONE] [--oldest-first] [--from T] [--to T] [--json|--csv]", e)
+		"       tsbucket read --hosts H --view V --key K --every D --agg F(C),... [--calendar-days ZONE] [--rollups FILE] [--oldest-first] [--from T] [--to T] [--json|--csv]", e)
 	f.cluster.register(fs, e)
 	fs.StringVar(&f.view, "view", "", "registered view to read (required)")
 	fs.StringVar(&f.key, "key", "", "the view's key (required); comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")

@@ -35,7 +35,7 @@ func (a *aggFlags) register(fs *flag.FlagSet) {
 }
 
 func (a aggFlags) requested() bool {
-	return a.every != "" || a.aggs != "" || a.calendarZone != "" || a.csvOutput
+	return a.every != "" || a.aggs != "" || a.calendarZone != "" || a.csvOutput || a.rollups != ""
 }
 
 // runAggregate reads aggregates per interval instead of a page of items.
@@ -98,8 +98,16 @@ func (f readFlags) aggregateQuery(fs *flag.FlagSet) (aggregate.Query, error) {
 		}
 		q.Step.Calendar = true
 	}
+	if err := q.Step.Validate(); err != nil {
+		return q, usageErr("%s", aggFlagError(err))
+	}
 	if q.Aggs, err = aggregate.Parse(f.agg.aggs); err != nil {
 		return q, usageErr("--agg: %v", err)
+	}
+	if f.agg.rollups != "" {
+		if _, err := loadViewsFile(f.agg.rollups); err != nil { // read again once the view is known
+			return q, err
+		}
 	}
 	if f.oldestFirst {
 		q.Direction = repo.OldestFirst

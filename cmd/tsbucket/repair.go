@@ -146,6 +146,10 @@ func repairTarget(base, v schema.View, named bool) error {
 	if missing := underivable(base, v); len(missing) > 0 {
 		return usageErr("--targets: view %s needs column(s) %s that %s does not hold", v.Name, strings.Join(missing, ", "), base.Name)
 	}
+	if clash := retyped(base, v); len(clash) > 0 {
+		// Named or not: every row written to it would fail to marshal.
+		return usageErr("view %s holds %s with another type than %s does", v.Name, strings.Join(clash, ", "), base.Name)
+	}
 	if missing := missingValues(base, v); len(missing) > 0 && !named {
 		return usageErr("view %s holds %s, which %s does not", v.Name, strings.Join(missing, ", "), base.Name)
 	}
@@ -199,6 +203,21 @@ func writeTargets(w io.Writer, base schema.View, targets []schema.View) {
 		}
 	}
 	fmt.Fprintf(w, "repairing %s from %s\n", strings.Join(names, ", "), base.Name)
+}
+
+// retyped lists the value columns of t that base holds with another type.
+func retyped(base, t schema.View) []string {
+	have := map[string]string{}
+	for _, c := range allColumns(base) {
+		have[c.Name] = normalizedList([]schema.Column{c})
+	}
+	var clash []string
+	for _, c := range t.Values {
+		if h, ok := have[c.Name]; ok && h != normalizedList([]schema.Column{c}) {
+			clash = append(clash, c.Name)
+		}
+	}
+	return clash
 }
 
 func missingValues(base, t schema.View) []string {

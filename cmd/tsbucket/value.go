@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -88,13 +89,32 @@ func formatValue(x any) string {
 }
 
 // jsonValue is x as --json prints it: times in RFC 3339 (UTC) and blobs in
-// hex, like the table; everything else as encoding/json writes it.
+// hex, like the table; NaN and the infinities, which a float or double
+// column holds and JSON numbers cannot, as the strings "NaN", "Infinity"
+// and "-Infinity"; everything else as encoding/json writes it.
 func jsonValue(x any) any {
 	switch v := x.(type) {
 	case time.Time:
 		return v.UTC().Format(time.RFC3339Nano)
 	case []byte:
 		return "0x" + hex.EncodeToString(v)
+	case float32:
+		return jsonFloat(float64(v), x)
+	case float64:
+		return jsonFloat(v, x)
+	}
+	return x
+}
+
+// jsonFloat is f's JSON form: x itself when it is a number JSON has.
+func jsonFloat(f float64, x any) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
 	}
 	return x
 }

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gocql/gocql"
+
+	"github.com/tsbucket/tsbucket/repo"
+	"github.com/tsbucket/tsbucket/schema"
+)
+
+// TestParseKeyTypesInAnyCase: a views file may write a key column's type
+// as TEXT or BigInt, and the registry keeps it as written; --key reads it.
+func TestParseKeyTypesInAnyCase(t *testing.T) {
+	v := schema.View{Name: "v", Key: []schema.Column{{Name: "device_id", Type: "TEXT"}, {Name: "n", Type: "BigInt"}}}
+	got, err := parseKey(v, "dev-1,7")
+	if err != nil || got[0] != "dev-1" || got[1] != int64(7) {
+		t.Fatalf("parseKey = %v, %v", got, err)
+	}
+}
+
+// TestAggregateFlagsCheckedBeforeConnecting: what --every, --calendar-days
+// and --rollups get wrong is a usage error before any connection (the
+// hosts here refuse at once, and the context is cancelled).
+func TestAggregateFlagsCheckedBeforeConnecting(t *testing.T) {
+	base := []string{"read", "--hosts", "127.0.0.1:1", "--view", "v", "--key", "1"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--agg", "count(*)", "--every", "500ms"}, "--every: "},
+		{[]string{"--agg", "count(*)", "--every", "1500ms"}, "--every: "},
+		{[]string{"--agg", "count(*)", "--every", "1h", "--calendar-days", "UTC"}, "--every: "},
+		{[]string{"--rollups", "testdata/nope.yaml"}, "needs both --every and --agg"},
+		{[]string{"--agg", "count(*)", "--every", "1h", "--rollups", "testdata/nope.yaml"}, "--views: load views file"},
+	} {
+		code, _, errOut := runCmd(t, append(base, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("read %v: exit %d, stderr %q; want exit %d with %q", c.args, code, errOut, exitUsage, c.want)
+		}
+	}
+}
+
+// TestReadJSONOfNaN: a float or double column may hold NaN and the
+// infinities, which JSON numbers cannot; --json writes them as strings
+// instead of failing the page.
+func TestReadJSONOfNaN(t *testing.T) {
+	v := telemetryViews(t)[0]
+	page := repo.Page[repo.Record]{Items: []repo.Record{
+		{"device_id": "d", "id": gocql.UUID{}, "site_id": "s", "value": math.NaN()},
+		{"device_id": "d", "id": gocql.UUID{}, "site_id": "s", "value": math.Inf(-1)},
+		{"device_id": "d", "id": gocql.UUID{}, "site_id": "s", "value": float32(math.Inf(1))},
+	}}
+	var out bytes.Buffer
+	if err := writePageJSON(&out, v, page); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"value": "NaN"`, `"value": "-Infinity"`, `"value": "Infinity"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--json lacks %s:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestRepairTargetsOfAnotherType: a view holding a value column with
+// another type than the base's is no repair target (every row written to
+// it would fail to marshal), named or not.
+func TestRepairTargetsOfAnotherType(t *testing.T) {
+	views := telemetryViews(t)
+	base := views[0]
+	i := 1 // readings_by_site
+	for j, c := range views[i].Values {
+		if c.Name == "value" {
+			views[i].Values[j].Type = "text"
+		}
+	}
+	got, err := repairTargets(base, views, nil)
+	if err == nil && containsView(got, views[i].Name) {
+		t.Errorf("repair targets %v include %s, whose value is text", got, views[i].Name)
+	}
+	if _, err := repairTargets(base, views, []string{views[i].Name}); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "another type") {
+		t.Errorf("named %s: %v, want a usage error", views[i].Name, err)
+	}
+}
