@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -569,4 +570,36 @@ func BenchmarkPartitionOf(b *testing.B) {
 	for b.Loop() {
 		_ = PartitionOf("messages_by_channel", "1000000042/20574")
 	}
+}
+
+// A call of n statements near math.MaxInt is not admitted over the limit
+// (inFlight+n overflowed to a negative that "fit"), and is shed at once
+// instead of hanging: it exceeds MaxQueue. An empty lane still admits it.
+func TestHugeCallDoesNotOverflow(t *testing.T) {
+	l := newLimiter(t, Config{Write: LaneConfig{Limit: 4, MaxQueueTime: time.Second}})
+	held := mustAcquire(t, l, Write, 1)
+	start := time.Now()
+	p, err := l.Acquire(context.Background(), Write, math.MaxInt)
+	var oe *OverloadError
+	if !errors.As(err, &oe) || oe.Reason != ReasonQueueFull {
+		if p != nil {
+			p.Release(nil)
+		}
+		t.Fatalf("Acquire(MaxInt) with 1 of 4 held: %v, want a queue_full shed", err)
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Fatalf("shed after %v, want at once", d)
+	}
+	if err := l.Check(context.Background(), Write, math.MaxInt); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("Check(MaxInt) with 1 of 4 held: %v, want ErrOverloaded", err)
+	}
+	held.Release(nil)
+	big := mustAcquire(t, l, Write, math.MaxInt) // alone in an empty lane
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := l.Acquire(ctx, Write, 1); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("a call beside a MaxInt one: %v, want ErrOverloaded", err)
+	}
+	big.Release(nil)
+	drained(t, l, Write)
 }

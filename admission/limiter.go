@@ -116,7 +116,7 @@ func (l *Limiter) Check(ctx context.Context, ln Lane, n int) error {
 	switch {
 	case budget <= 0:
 		shed = s.overload("lane", s.limit, reason)
-	case s.queued+n > s.cfg.MaxQueue:
+	case s.queueFull(n):
 		shed = s.overload("lane", s.limit, ReasonQueueFull)
 	case s.predict(n) > budget:
 		shed = s.overload("lane", s.limit, ReasonPredicted)
@@ -339,7 +339,9 @@ func (s *lane) partLimit() int {
 // fits reports whether a call of n statements fits the lane's budget now: a
 // call larger than the limit fits an empty lane.
 func (s *lane) fits(n int) bool {
-	return s.inFlight == 0 || s.inFlight+n <= s.limit
+	// By subtraction: inFlight+n overflows for n near math.MaxInt and
+	// would admit such a call over the limit.
+	return s.inFlight == 0 || n <= s.limit-s.inFlight
 }
 
 func (s *lane) partsFree(parts []uint64) bool {
@@ -424,7 +426,7 @@ func (s *lane) shedOnArrival(n int, parts []uint64, budget time.Duration, reason
 	switch {
 	case budget <= 0:
 		shed = s.overload("lane", s.limit, reason)
-	case s.queued+n > s.cfg.MaxQueue:
+	case s.queueFull(n):
 		shed = s.overload("lane", s.limit, ReasonQueueFull)
 	case !s.partsQueueable(parts):
 		shed = s.overload("partition", s.partLimit(), ReasonPartition)
@@ -503,6 +505,13 @@ func (s *lane) overload(scope string, limit int, reason string) *OverloadError {
 	return &OverloadError{Lane: s.id, Scope: scope, Limit: limit, Reason: reason}
 }
 
+// queueFull reports whether n more statements would exceed MaxQueue; by
+// subtraction, as fits, so that an n near math.MaxInt cannot overflow
+// queued+n into a negative that passes. Lock held.
+func (s *lane) queueFull(n int) bool {
+	return n > s.cfg.MaxQueue-s.queued
+}
+
 // partsQueueable reports whether every partition of a call has room in
 // its waiting line (PartitionLimit waiters at most).
 func (s *lane) partsQueueable(parts []uint64) bool {
@@ -522,11 +531,12 @@ func (s *lane) predict(n int) time.Duration {
 	if s.hold == 0 {
 		return 0
 	}
-	demand := s.queued + n - (s.limit - s.inFlight)
+	// In float64: the sum of ints could overflow for a huge n or MaxQueue.
+	demand := float64(s.queued) + float64(n) - float64(s.limit-s.inFlight)
 	if demand <= 0 {
 		return 0
 	}
-	return time.Duration(float64(demand) / float64(s.limit) * s.hold * float64(time.Second))
+	return time.Duration(demand / float64(s.limit) * s.hold * float64(time.Second))
 }
 
 func (s *lane) dequeue(w *waiter) {
