@@ -603,3 +603,64 @@ func TestHugeCallDoesNotOverflow(t *testing.T) {
 	big.Release(nil)
 	drained(t, l, Write)
 }
+
+// waitRecorder is an Observer that keeps every wait reported.
+type waitRecorder struct {
+	mu    sync.Mutex
+	waits []time.Duration // of calls not admitted
+	sheds int
+}
+
+func (r *waitRecorder) AdmissionChange(string, int, int, int) {}
+func (r *waitRecorder) AdmissionWait(_ string, wait time.Duration, admitted bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !admitted {
+		r.waits = append(r.waits, wait)
+	}
+}
+func (r *waitRecorder) AdmissionShed(string, string) { r.mu.Lock(); r.sheds++; r.mu.Unlock() }
+
+func (r *waitRecorder) snapshot() ([]time.Duration, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]time.Duration(nil), r.waits...), r.sheds
+}
+
+// A call shed after queueing reports the time it waited, in the Observer
+// and in its error (it reported 0); a canceled waiter reports its wait too
+// (it reported none), so the wait histogram counts every call that asked.
+func TestWaitOfShedAndCanceledCalls(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	rec := &waitRecorder{}
+	l := newLimiter(t, Config{Now: clk.Now, Observer: rec,
+		Write: LaneConfig{Limit: 1, MaxQueueTime: 20 * time.Millisecond}})
+	held := mustAcquire(t, l, Write, 1)
+	ch := acquireAsync(context.Background(), l, Write, 1)
+	waitQueued(t, l, Write, 1)
+	clk.Add(50 * time.Millisecond) // the timer (20 ms, real) ends the wait
+	var oe *OverloadError
+	if r := <-ch; !errors.As(r.err, &oe) || oe.Reason != ReasonQueueTime || oe.Waited != 50*time.Millisecond {
+		t.Fatalf("err %v, want a queue-time shed after 50ms", r.err)
+	}
+	if waits, sheds := rec.snapshot(); sheds != 1 || len(waits) != 1 || waits[0] != 50*time.Millisecond {
+		t.Fatalf("sheds %d waits %v, want 1 shed that waited 50ms", sheds, waits)
+	}
+	// A long wait, so that the cancel, not the timer, ends it.
+	if err := l.SetLane(Write, LaneConfig{Limit: 1, MaxQueueTime: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch = acquireAsync(ctx, l, Write, 1)
+	waitQueued(t, l, Write, 1)
+	clk.Add(30 * time.Millisecond)
+	cancel()
+	if r := <-ch; !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", r.err)
+	}
+	if waits, sheds := rec.snapshot(); sheds != 1 || len(waits) != 2 || waits[1] != 30*time.Millisecond {
+		t.Fatalf("sheds %d waits %v, want the canceled call's 30ms wait and no shed", sheds, waits)
+	}
+	held.Release(nil)
+	drained(t, l, Write)
+}

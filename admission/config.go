@@ -106,7 +106,10 @@ type Observer interface {
 	// values, so that the limiters of several sessions reporting to one
 	// Observer add up.
 	AdmissionChange(lane string, inFlight, queued, limit int)
-	// AdmissionWait reports the wait of one call, admitted or shed.
+	// AdmissionWait reports the wait of one call, admitted or not (shed,
+	// or its context canceled while it waited), once for every call
+	// that asked: a shed call's wait is the time it queued, 0 when shed
+	// on arrival.
 	AdmissionWait(lane string, wait time.Duration, admitted bool)
 	// AdmissionShed counts one shed call and its reason (Reason*).
 	AdmissionShed(lane, reason string)

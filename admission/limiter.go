@@ -115,11 +115,11 @@ func (l *Limiter) Check(ctx context.Context, ln Lane, n int) error {
 	var shed *OverloadError
 	switch {
 	case budget <= 0:
-		shed = s.overload("lane", s.limit, reason)
+		shed = s.overload("lane", s.limit, reason, 0)
 	case s.queueFull(n):
-		shed = s.overload("lane", s.limit, ReasonQueueFull)
+		shed = s.overload("lane", s.limit, ReasonQueueFull, 0)
 	case s.predict(n) > budget:
-		shed = s.overload("lane", s.limit, ReasonPredicted)
+		shed = s.overload("lane", s.limit, ReasonPredicted, 0)
 	default:
 		return nil
 	}
@@ -425,13 +425,13 @@ func (s *lane) shedOnArrival(n int, parts []uint64, budget time.Duration, reason
 	var shed *OverloadError
 	switch {
 	case budget <= 0:
-		shed = s.overload("lane", s.limit, reason)
+		shed = s.overload("lane", s.limit, reason, 0)
 	case s.queueFull(n):
-		shed = s.overload("lane", s.limit, ReasonQueueFull)
+		shed = s.overload("lane", s.limit, ReasonQueueFull, 0)
 	case !s.partsQueueable(parts):
-		shed = s.overload("partition", s.partLimit(), ReasonPartition)
+		shed = s.overload("partition", s.partLimit(), ReasonPartition, 0)
 	case s.predict(n) > budget:
-		shed = s.overload("lane", s.limit, ReasonPredicted)
+		shed = s.overload("lane", s.limit, ReasonPredicted, 0)
 	}
 	if shed != nil && reason == ReasonDeadline && shed.Reason == ReasonDeadline {
 		shed.Cause = context.DeadlineExceeded
@@ -465,8 +465,14 @@ func (s *lane) giveUp(w *waiter, start time.Time, reason string, cause error) er
 	} else {
 		s.dequeue(w)
 	}
+	waited := s.now().Sub(start)
 	var err error
 	if errors.Is(cause, context.Canceled) {
+		// Not a shed, but a call that asked and waited: the wait
+		// histogram counts every call, so its wait is reported too.
+		if s.obs != nil {
+			s.obs.AdmissionWait(s.name, waited, false)
+		}
 		err = fmt.Errorf("admission: %s lane: %w", s.name, cause)
 	} else {
 		if cause != nil {
@@ -475,8 +481,8 @@ func (s *lane) giveUp(w *waiter, start time.Time, reason string, cause error) er
 			// The timer ran to the deadline a moment before the context did.
 			cause = context.DeadlineExceeded
 		}
-		oe := s.overload("lane", s.limit, reason)
-		oe.Waited, oe.Cause = s.now().Sub(start), cause
+		oe := s.overload("lane", s.limit, reason, waited)
+		oe.Cause = cause
 		err = oe
 	}
 	s.dispatch()
@@ -495,14 +501,16 @@ func (s *lane) admittedAfter(w *waiter, start time.Time) *Permit {
 	return &Permit{s: s, n: w.n, parts: w.parts, start: now}
 }
 
-// overload counts a shed call; called with the lock held.
-func (s *lane) overload(scope string, limit int, reason string) *OverloadError {
+// overload counts a shed call that waited waited (0 when shed on arrival)
+// and reports that wait, not 0: a call shed after queueing spent it;
+// called with the lock held.
+func (s *lane) overload(scope string, limit int, reason string, waited time.Duration) *OverloadError {
 	s.shed++
 	if s.obs != nil {
 		s.obs.AdmissionShed(s.name, reason)
-		s.obs.AdmissionWait(s.name, 0, false)
+		s.obs.AdmissionWait(s.name, waited, false)
 	}
-	return &OverloadError{Lane: s.id, Scope: scope, Limit: limit, Reason: reason}
+	return &OverloadError{Lane: s.id, Scope: scope, Limit: limit, Reason: reason, Waited: waited}
 }
 
 // queueFull reports whether n more statements would exceed MaxQueue; by

@@ -71,7 +71,9 @@ func (v admissionVecs) collectors() []prometheus.Collector {
 // Admission outcomes of tsbucket_admission_wait_seconds.
 const (
 	AdmissionAdmitted = "admitted"
-	AdmissionShed     = "shed"
+	// AdmissionShed is every call not admitted: shed, or canceled while
+	// it waited.
+	AdmissionShed = "shed"
 )
 
 // laneGauges are one lane's gauges, resolved once: a limiter reports on
