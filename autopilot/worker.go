@@ -17,7 +17,8 @@ type WorkerOptions struct {
 	Instance string
 	// Interval is the time between rounds (default DefaultInterval);
 	// LeaseTTL how long the lease outlives its last renewal (default three
-	// intervals, so one slow round does not hand it over).
+	// intervals, so one slow round does not hand it over; at least
+	// Interval, or the lease would lapse between rounds).
 	Interval, LeaseTTL time.Duration
 }
 
@@ -30,6 +31,11 @@ type Worker struct {
 
 // NewWorker checks o and makes the worker's lease.
 func NewWorker(o WorkerOptions) (*Worker, error) {
+	// Both given: a lease shorter than the time between rounds lapses
+	// between them, and the fleet elects a new holder every round.
+	if o.Interval > 0 && o.LeaseTTL > 0 && o.LeaseTTL < o.Interval {
+		return nil, fmt.Errorf("%w: LeaseTTL %v < Interval %v: the lease would lapse between rounds", ErrBadOptions, o.LeaseTTL, o.Interval)
+	}
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
 	}
@@ -41,10 +47,11 @@ func NewWorker(o WorkerOptions) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Lead > 0 {
-		if err := o.Fleet.CheckLead(o.Lead); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
-		}
+	// The lead Run will use, defaulted: a lead left 0 becomes DefaultLead,
+	// which the fleet may not allow (a large MaxFutureSkew), and every
+	// round would then fail instead of NewWorker.
+	if err := o.Fleet.CheckLead(o.withDefaults().Lead); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
 	}
 	return &Worker{o: o, lease: l}, nil
 }
