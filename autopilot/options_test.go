@@ -47,3 +47,38 @@ func TestOptionsRefused(t *testing.T) {
 		t.Errorf("Apply without a session: %v", err)
 	}
 }
+
+// stepClock is a clock a test moves.
+type stepClock struct{ t time.Time }
+
+func (c *stepClock) Now() time.Time { return c.t }
+
+// A round's actions are applied one after another, after the decision: a
+// promotion decided at the lead must still be recorded at least the lead
+// ahead of the real clock (its From moves), and a width change is checked
+// against the real clock, not the frozen decision instant.
+func TestActionsStayALeadAhead(t *testing.T) {
+	lead := schema.Fleet{}.MinLead()
+	clk := &stepClock{t: t0}
+	o := Options{Lead: lead, Now: clk.Now}
+	decided := Action{Kind: KindPromote, View: "v", Key: "k", From: promotionFrom(t0, lead), Shards: 8}
+	if got := o.timely(decided); !got.From.Equal(decided.From) {
+		t.Fatalf("on time: From moved from %v to %v", decided.From, got.From)
+	}
+	clk.t = t0.Add(3 * time.Second) // the actions before it took 3 s
+	got := o.timely(decided)
+	if got.From.Before(clk.t.Add(lead)) {
+		t.Fatalf("promotion From %v is under the lead %v ahead of %v", got.From, lead, clk.t)
+	}
+	if got.Key != decided.Key || got.Shards != decided.Shards {
+		t.Fatalf("timely changed more than From: %+v", got)
+	}
+	if w := (Action{Kind: KindWidth, From: t0.Add(time.Hour)}); !o.timely(w).From.Equal(w.From) {
+		t.Fatal("timely moved a width change's From")
+	}
+	ro := o.rebucketOptions()
+	clk.t = t0.Add(time.Minute)
+	if ro.Now == nil || !ro.Now().Equal(clk.t) || ro.Lead != lead {
+		t.Fatalf("Rebucket's options: lead %v, clock not the real one", ro.Lead)
+	}
+}

@@ -136,7 +136,8 @@ func (o Options) view(ctx context.Context, v schema.View, p schema.AutopilotPoli
 			o.Metrics.Action(v.Name, a.Kind, metrics.OutcomeProposed)
 			continue
 		}
-		if err := o.apply(ctx, a, now); err != nil {
+		a, err := o.apply(ctx, a, now)
+		if err != nil {
 			rep.Failed = append(rep.Failed, a)
 			errs = append(errs, err)
 			continue
@@ -169,8 +170,10 @@ func (o Options) input(ctx context.Context, v schema.View, p schema.AutopilotPol
 }
 
 // apply records a through the path a person would use, then in
-// ActionsTable, and counts it.
-func (o Options) apply(ctx context.Context, a Action, now time.Time) error {
+// ActionsTable, and counts it. It returns a as recorded: a promotion's
+// From may have moved later (timely).
+func (o Options) apply(ctx context.Context, a Action, now time.Time) (Action, error) {
+	a = o.timely(a)
 	err := o.change(ctx, a, now)
 	outcome := metrics.OutcomeApplied
 	if err != nil {
@@ -182,9 +185,33 @@ func (o Options) apply(ctx context.Context, a Action, now time.Time) error {
 			"from", a.From.Format(time.RFC3339Nano), "reason", a.Reason)
 	}
 	if rerr := record(ctx, o.Session, o.Keyspace, now, a, err == nil, outcome); rerr != nil {
-		return errors.Join(err, rerr)
+		return a, errors.Join(err, rerr)
 	}
-	return err
+	return a, err
+}
+
+// timely moves a promotion's From to Lead after the real clock's now when
+// the time the round spent since its decision (observing, the actions
+// applied before it) left it less than Lead ahead: every instance must
+// see a promotion at least the fleet's lead before it takes effect, and
+// schema.PromoteKey checks no lead. The action is recorded with the From
+// it was given, so the record stays true. Width changes need not move:
+// schema.Rebucket checks their From against the real clock (rebucketOptions).
+func (o Options) timely(a Action) Action {
+	if a.Kind != KindPromote {
+		return a
+	}
+	if now := o.Now(); a.From.Before(now.Add(o.Lead)) {
+		a.From = promotionFrom(now, o.Lead)
+	}
+	return a
+}
+
+// rebucketOptions are the options of a width change: the real clock, not
+// the round's decision instant, so that Rebucket refuses a From the time
+// the round took has brought nearer than the lead.
+func (o Options) rebucketOptions() schema.RebucketOptions {
+	return schema.RebucketOptions{Lead: o.Lead, Fleet: o.Fleet, Now: o.Now}
 }
 
 func (o Options) change(ctx context.Context, a Action, now time.Time) error {
@@ -194,8 +221,7 @@ func (o Options) change(ctx context.Context, a Action, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		_, err = schema.Rebucket(ctx, o.Session, o.Keyspace, a.View, a.From, next,
-			schema.RebucketOptions{Lead: o.Lead, Fleet: o.Fleet, Now: func() time.Time { return now }})
+		_, err = schema.Rebucket(ctx, o.Session, o.Keyspace, a.View, a.From, next, o.rebucketOptions())
 		return err
 	case KindPromote:
 		p := schema.Promotion{View: a.View, Key: a.Key, From: a.From, Shards: a.Shards, PromotedAt: now.UTC(), Reason: "autopilot: " + a.Reason}
