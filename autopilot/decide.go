@@ -103,34 +103,42 @@ const (
 // every move strictly lowers the distance to the band, so no width is
 // visited twice.
 func Decide(in Input) Decision {
+	d, promoted := in.decide()
+	// Blocks come first, as they always did, but are decided after the
+	// promotions: a key promoted now is not blocked in the same round.
+	d.Actions = append(in.block(promoted), d.Actions...)
+	return d
+}
+
+// decide is Decide without the blocks; it returns the keys it promotes.
+func (in Input) decide() (Decision, map[string]bool) {
 	p := in.Policy
 	d := Decision{View: in.View.Name, Rows: p.Rows, Bytes: p.Bytes, State: StateUnknown}
-	in.block(&d)
 	cur := in.View.Scheme.At(in.Now)
 	d.Width = cur.Width()
 	since, last := changes(in.View.Scheme, in.Now)
 	parts := in.sinceChange(since)
 	if len(parts) == 0 {
 		d.Holds = append(d.Holds, "no closed bucket of the width in force observed yet")
-		return d
+		return d, nil
 	}
 	promoted := in.promote(&d, parts)
 	rows, bytes := in.p99(parts, promoted, d.Width)
 	d.P99Rows, d.P99Bytes, d.Observed = int64(rows), int64(bytes), len(parts)
 	d.State = policy{p}.state(rows, bytes)
 	if d.State == StateInBand {
-		return d
+		return d, promoted
 	}
 	if hold := in.hold(since, last); hold != "" {
 		d.Holds = append(d.Holds, hold)
-		return d
+		return d, promoted
 	}
 	if a, ok := in.widthAction(rows, bytes, d.Width); ok {
 		d.Actions = append(d.Actions, a)
 	} else {
 		d.Holds = append(d.Holds, fmt.Sprintf("no allowed width (%v) brings the p99 closer to the band", widthList(p.Widths)))
 	}
-	return d
+	return d, promoted
 }
 
 // changes returns the instant the scheme of s in force at now took effect

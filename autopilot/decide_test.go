@@ -245,6 +245,7 @@ func TestDecideBlocksPastCeiling(t *testing.T) {
 	v := testView(t, 15*time.Minute)
 	parts := closed(v, t0, 3, 20, 3, 30) // the hot key: 27,000 rows per bucket
 	in := input(t, v, t0, parts)
+	in.Policy.MaxShards = 1 // no promotion comes first
 	for _, a := range Decide(in).Actions {
 		if a.Kind == KindBlock {
 			t.Fatalf("blocked with the ceiling off: %+v", a)
@@ -289,5 +290,46 @@ func TestPolicyBlockAboveRowsValidated(t *testing.T) {
 	p.BlockAboveRows = 5001
 	if q, err := p.Validate(v); err != nil || q.BlockAboveRows != 5001 {
 		t.Fatalf("%+v %v", q, err)
+	}
+}
+
+// kindsOf is the keys of d's actions of kind k.
+func kindsOf(d Decision, k string) []string {
+	var keys []string
+	for _, a := range d.Actions {
+		if a.Kind == k {
+			keys = append(keys, a.Key)
+		}
+	}
+	return keys
+}
+
+// The ceiling is judged per partition, after the promotions: a key first
+// seen above the band is promoted, not also blocked, and a promoted key
+// whose every partition is in the band is not blocked for its rows summed
+// over its shards; one whose partitions are each past the ceiling is.
+func TestDecideBlockJudgesPartitions(t *testing.T) {
+	v := testView(t, 15*time.Minute)
+	in := input(t, v, t0, closed(v, t0, 3, 20, 3, 30)) // k0: 27,000 rows a bucket
+	in.Policy.BlockAboveRows = 20000
+	d := Decide(in)
+	if p, b := kindsOf(d, KindPromote), kindsOf(d, KindBlock); len(p) != 1 || p[0] != "k0" || len(b) != 0 {
+		t.Fatalf("first round: promoted %v blocked %v, want k0 promoted only", p, b)
+	}
+	in.Promotions = map[string]schema.Promotion{"k0": {View: "v", Key: "k0", From: t0.Add(-time.Hour), Shards: 8}}
+	if b := kindsOf(Decide(in), KindBlock); len(b) != 0 {
+		t.Fatalf("promoted to 8 shards of 3,375 rows each: blocked %v", b)
+	}
+	in.Partitions = closed(v, t0, 3, 20, 3, 250) // k0: 225,000 rows, 28,125 a shard
+	d = Decide(in)
+	var blocks []Action
+	for _, a := range d.Actions {
+		if a.Kind == KindBlock {
+			blocks = append(blocks, a)
+		}
+	}
+	if len(blocks) != 1 || blocks[0].Key != "k0" || blocks[0].Rows != 225000 ||
+		!strings.Contains(blocks[0].Reason, "28125 a partition over 8 shards") {
+		t.Fatalf("every shard past the ceiling: %+v", blocks)
 	}
 }
