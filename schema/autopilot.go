@@ -59,8 +59,10 @@ type AutopilotPolicy struct {
 	// Hysteresis is how far, as a fraction of the bound, the p99 must be
 	// outside the band before the width changes, in [0, 1). Default 0.1.
 	Hysteresis float64
-	// BlockAboveRows is the hard ceiling of a key: a key whose fleet-wide
-	// rows in one closed bucket exceed it is blocked (BlockKey), and
+	// BlockAboveRows is the hard ceiling of a key's partition: a key whose
+	// fleet-wide rows in one closed bucket, divided by its shards once
+	// promoted, exceed it is blocked (BlockKey; not in the round that
+	// promotes it), and
 	// repositories refuse its writes (repo.ErrKeyBlocked) until a person
 	// unblocks it (UnblockKey). 0 (the default) turns the block-list off;
 	// when set it must exceed the band's top in rows.
