@@ -374,7 +374,7 @@ func fastPathAgrees(t *testing.T, l *Limiter, ln Lane, when string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for n := 1; n <= s.limit+2; n++ {
-		if fast, locked := int64(n) <= s.free.Load(), s.waiters.Len() == 0 && s.fits(n); fast != locked {
+		if fast, locked := int64(n) <= s.free.Load(), s.laneQueued() == 0 && s.fits(n); fast != locked {
 			t.Fatalf("%s: a call of %d: admitted at once %v without the lock, %v with it", when, n, fast, locked)
 		}
 	}
@@ -662,5 +662,71 @@ func TestWaitOfShedAndCanceledCalls(t *testing.T) {
 		t.Fatalf("sheds %d waits %v, want the canceled call's 30ms wait and no shed", sheds, waits)
 	}
 	held.Release(nil)
+	drained(t, l, Write)
+}
+
+// A waiter held back only by its partition is not demand ahead of a call
+// to another partition: that call is neither predicted to wait nor shed
+// for a full queue, and is admitted at once, as dispatch would admit it;
+// so a hot partition queues behind itself, never in front of the others.
+func TestPartitionWaitersDoNotHoldOthers(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	l := newLimiter(t, Config{Now: clk.Now, Write: LaneConfig{Limit: 8, PartitionLimit: 1, MaxQueue: 8,
+		MaxQueueTime: 100 * time.Millisecond}})
+	p := mustAcquire(t, l, Write, 1)
+	clk.Add(time.Second)
+	p.Release(nil) // a permit is held 1 s: 8 statements a second
+	hot := mustAcquire(t, l, Write, 1, 1)
+	ch := acquireAsync(context.Background(), l, Write, 7, 1) // fits the lane; its partition is full
+	waitQueued(t, l, Write, 7)
+	fastPathAgrees(t, l, Write, "a waiter held by its partition")
+	ctx := context.Background()
+	if err := l.Check(ctx, Write, 1); err != nil {
+		t.Fatalf("Check of a call to a cold partition: %v", err)
+	}
+	if err := l.Check(ctx, Write, 2); err != nil { // 7 queued + 2 > MaxQueue 8 if counted
+		t.Fatalf("Check of 2 statements: %v", err)
+	}
+	cold, err := l.Acquire(ctx, Write, 1, 99)
+	if err != nil {
+		t.Fatalf("Acquire of a cold partition: %v", err)
+	}
+	cold.Release(nil)
+	// The hot partition still queues behind itself.
+	if _, err := l.Acquire(ctx, Write, 1, 1); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("a second waiter of the hot partition: %v, want ErrOverloaded", err)
+	}
+	hot.Release(nil)
+	r := <-ch
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	r.p.Release(nil)
+	drained(t, l, Write)
+}
+
+// A waiter held by its partition that a grant leaves without room in the
+// budget waits for the lane again: a later call does not pass it.
+func TestHeldWaiterOutOfBudgetHoldsTheLane(t *testing.T) {
+	l := newLimiter(t, Config{Write: LaneConfig{Limit: 8, PartitionLimit: 1, MaxQueueTime: time.Minute}})
+	hot := mustAcquire(t, l, Write, 1, 1)
+	ch := acquireAsync(context.Background(), l, Write, 6, 1) // held by partition 1
+	waitQueued(t, l, Write, 6)
+	big := mustAcquire(t, l, Write, 6, 2) // admitted past it: 7 of 8 in flight
+	fastPathAgrees(t, l, Write, "the held waiter no longer fits")
+	late := acquireAsync(context.Background(), l, Write, 1, 3)
+	waitQueued(t, l, Write, 7)
+	hot.Release(nil) // partition 1 frees, the budget does not fit 6: both wait
+	if q := l.Stats(Write).Queued; q != 7 {
+		t.Fatalf("queued %d after the partition freed, want 7: a later call passed a waiter of the lane", q)
+	}
+	big.Release(nil)
+	for _, c := range []chan result{ch, late} {
+		r := <-c
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		r.p.Release(nil)
+	}
 	drained(t, l, Write)
 }

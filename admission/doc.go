@@ -18,7 +18,10 @@
 //     can leak a permit.
 //   - Waiters are served first come, first served for the lane's budget; a
 //     waiter held back only by its partition's bound is passed over, so a
-//     hot partition queues behind itself, never in front of the others.
+//     hot partition queues behind itself, never in front of the others:
+//     its waiters count neither in the queue (MaxQueue) nor in the demand
+//     ahead of a call to another partition, which is admitted at once
+//     when the lane's budget has room.
 //     At most PartitionLimit calls of one partition wait; more are shed at
 //     once.
 //   - A call is shed at once, instead of queueing, when the lane's queue is

@@ -103,7 +103,7 @@ func (l *Limiter) Check(ctx context.Context, ln Lane, n int) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.waiters.Len() == 0 && s.fits(n) {
+	if s.laneQueued() == 0 && s.fits(n) {
 		return nil
 	}
 	budget, reason := s.cfg.MaxQueueTime, ReasonQueueTime
@@ -290,7 +290,12 @@ type lane struct {
 	limit    int
 	flimit   float64 // the adaptive limit before rounding
 	inFlight int
-	queued   int                       // statements waiting
+	queued   int // statements waiting
+	// held are the statements of the waiters dispatch passed over for
+	// their partition alone, the budget fitting them: they wait for their
+	// partition, not for the lane, so they are not demand ahead of a call
+	// to another partition (laneQueued). Set by every dispatch.
+	held     int
 	waiters  list.List                 // of *waiter, oldest first
 	parts    hashtab.Table[partCounts] // by partition (PartitionOf)
 	hold     float64                   // EWMA of the seconds a permit is held
@@ -299,7 +304,8 @@ type lane struct {
 	reported [3]int // in flight, queued, limit as last reported
 	// free mirrors what Check asks under the lock, for its fast path: the
 	// statements a call may take at once (math.MaxInt64 while nothing is
-	// in flight: any call fits an empty lane), -1 while a call waits.
+	// in flight: any call fits an empty lane), -1 while a call waits for
+	// the lane (not one held by its partition alone).
 	// Written under mu by publish, whenever the lane changes.
 	free atomic.Int64
 	win  window
@@ -392,13 +398,20 @@ func (s *lane) acquire(ctx context.Context, n int, parts []uint64) (*Permit, err
 	return nil, s.giveUp(w, start, reason, cause)
 }
 
-// grantAtOnce admits a call that queues behind nobody and fits, or returns
-// nil; lock held.
+// grantAtOnce admits a call that queues behind nobody waiting for the
+// lane and fits, or returns nil: waiters held by their partition alone
+// are passed over, as dispatch would pass them over if it queued. Lock
+// held.
 func (s *lane) grantAtOnce(n int, parts []uint64) *Permit {
-	if s.waiters.Len() != 0 || !s.fits(n) || !s.partsFree(parts) {
+	if s.laneQueued() != 0 || !s.fits(n) || !s.partsFree(parts) {
 		return nil
 	}
 	s.grant(n, parts)
+	if s.held != 0 {
+		// The grant may leave a held waiter no longer fitting the
+		// budget: then it waits for the lane, and held must say so.
+		s.dispatch()
+	}
 	p := &Permit{s: s, n: n, parts: parts, start: s.now()}
 	s.report()
 	if s.obs != nil {
@@ -517,7 +530,13 @@ func (s *lane) overload(scope string, limit int, reason string, waited time.Dura
 // subtraction, as fits, so that an n near math.MaxInt cannot overflow
 // queued+n into a negative that passes. Lock held.
 func (s *lane) queueFull(n int) bool {
-	return n > s.cfg.MaxQueue-s.queued
+	return n > s.cfg.MaxQueue-s.laneQueued()
+}
+
+// laneQueued is the statements waiting for the lane's budget: the queued
+// ones but those held by their partition alone (held). Lock held.
+func (s *lane) laneQueued() int {
+	return s.queued - s.held
 }
 
 // partsQueueable reports whether every partition of a call has room in
@@ -540,7 +559,7 @@ func (s *lane) predict(n int) time.Duration {
 		return 0
 	}
 	// In float64: the sum of ints could overflow for a huge n or MaxQueue.
-	demand := float64(s.queued) + float64(n) - float64(s.limit-s.inFlight)
+	demand := float64(s.laneQueued()) + float64(n) - float64(s.limit-s.inFlight)
 	if demand <= 0 {
 		return 0
 	}
@@ -556,8 +575,10 @@ func (s *lane) dequeue(w *waiter) {
 }
 
 // dispatch admits waiters in order while the budget lasts; a waiter held
-// back only by its partition is passed over. Called with the lock held.
+// back only by its partition is passed over, and counted in held. Called
+// with the lock held.
 func (s *lane) dispatch() {
+	s.held = 0
 	for e := s.waiters.Front(); e != nil; {
 		w := e.Value.(*waiter)
 		next := e.Next()
@@ -569,6 +590,8 @@ func (s *lane) dispatch() {
 			s.grant(w.n, w.parts)
 			w.granted = true
 			close(w.ready)
+		} else {
+			s.held += w.n
 		}
 		e = next
 	}
@@ -615,7 +638,7 @@ func (s *lane) release(p *Permit, err error) {
 // publish updates free from the lane's state; lock held.
 func (s *lane) publish() {
 	switch {
-	case s.waiters.Len() != 0:
+	case s.laneQueued() != 0:
 		s.free.Store(-1)
 	case s.inFlight == 0:
 		s.free.Store(math.MaxInt64)
