@@ -51,13 +51,21 @@
 // by its context (a call arriving while another reloads waits for that
 // reload), and returns a *StaleError (ErrStaleMetadata), having sent
 // nothing, when the copy still cannot be proven current. A failed reload is
-// retried by the next call that needs it, after a short backoff. So an item
-// is placed, read and deleted in the same bucket and shard by every
-// instance, whatever its writer's clock said and whenever it last reloaded.
-// Options.Validate refuses a Schemes.Lead below Refresh + MaxFutureSkew +
-// 2 x ClockSkew (schema.MinLead): at that lead no call waits for a reload
-// while the interval's reloads succeed. A repository made with New has no
-// copy to keep current: it uses the specs it was given.
+// retried by the next call that needs it, after a short backoff counted
+// from the failure; a reload ended by its caller's context (a cancel, a
+// deadline) is no failure of the cluster: the next call that needs one
+// reloads, bounded by its own. A write places its rows again if the copy
+// changed while it placed them, and a read plans its page at the instant it
+// checked the copy at. So an item is placed, read and deleted in the same
+// bucket and shard by every instance, whatever its writer's clock said and
+// whenever it last reloaded. Options.Validate refuses a Schemes.Lead below
+// Refresh + MaxFutureSkew + 2 x ClockSkew (schema.MinLead). The interval's
+// reload falls due after Refresh, or earlier, once the copy covers a read
+// for only Refresh/2 more (at the least lead, Refresh/2 after the last
+// reload): so at that lead no call waits for a reload while the interval's
+// reloads succeed, each within Refresh/2 of falling due, and calls come
+// often enough to make them. A repository made with New has no copy to keep
+// current: it uses the specs it was given.
 //
 // # What is alive
 //

@@ -113,7 +113,7 @@ func (h *View[T]) All(ctx context.Context, of *T, p Params) iter.Seq2[T, error] 
 // is stored under it, ErrBadKey when the repository has no such view.
 func (r *Repo[T]) Get(ctx context.Context, of *T) (T, error) {
 	var zero T
-	if _, err := r.current(ctx, time.Time{}); err != nil {
+	if err := r.current(ctx, time.Time{}); err != nil {
 		return zero, fmt.Errorf("repo: get: %w", err)
 	}
 	idv := r.idView()

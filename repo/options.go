@@ -169,11 +169,13 @@ type SchemeOptions struct {
 	// Refresh is how often a repository opened with Open reloads the
 	// views' bucket scheme histories and promoted keys from the cluster.
 	// The reload is one single-partition read per view, made by the first
-	// request after the interval; the others go on with the copy they have,
-	// which is valid up to L + Lead - ClockSkew (Lead). A request needing
-	// the metadata beyond that waits for a reload. A failed reload is tried
-	// again by a later request after a short backoff. Default one minute
-	// (schema.DefaultSchemeRefresh).
+	// request after the interval, or earlier once the copy covers a read
+	// for only Refresh/2 more (with Lead at schema.MinLead, Refresh/2 after
+	// the last reload); the others go on with the copy they have, which is
+	// valid up to L + Lead - ClockSkew (Lead). A request needing the
+	// metadata beyond that waits for a reload. A failed reload is tried
+	// again by a later request after a short backoff from the failure.
+	// Default one minute (schema.DefaultSchemeRefresh).
 	Refresh time.Duration
 	// NoRefresh turns the background reload off: reloads then happen only
 	// when a request needs them.

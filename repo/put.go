@@ -226,7 +226,7 @@ func (r *Repo[T]) newFanout(rows []row, cfg writeConfig) *fanout {
 
 // placedRows derives the rows of item for a write with metadata proven
 // current for its time (current): derived, checked, and derived again if
-// the check had to reload the metadata.
+// the copy changed meanwhile.
 func (r *Repo[T]) placedRows(ctx context.Context, item *T, cfg writeConfig) ([]row, error) {
 	return r.placed(ctx, item, cfg, forWrite)
 }
@@ -241,11 +241,20 @@ func (r *Repo[T]) placedForDelete(ctx context.Context, item *T, cfg writeConfig)
 
 // placed is placedRows and placedForDelete: the rows of item derived as d
 // says, their IDs checked against the clock, with metadata proven current.
+//
+// The rows are placed before the check (it needs their times), so the
+// copy's generation is noted first: a reload finished in between, by this
+// request or another of this repository, may have changed the copy they
+// were placed with while the check, made after it, finds the copy valid.
+// Whenever the generation moved the rows are placed again, with a copy
+// now proven current for them.
 func (r *Repo[T]) placed(ctx context.Context, item *T, cfg writeConfig, d derivation) ([]row, error) {
+	gen := r.schemes.gen.Load()
 	rows, err := r.deriveRows(item, d)
 	if err != nil {
 		return nil, err
 	}
+	r.schemes.runAfterPlace()
 	var slack time.Duration
 	if d != forWrite {
 		slack = r.opts.Schemes.ClockSkew
@@ -254,8 +263,7 @@ func (r *Repo[T]) placed(ctx context.Context, item *T, cfg writeConfig, d deriva
 	if err != nil {
 		return nil, err
 	}
-	reloaded, err := r.currentAt(ctx, latest, cfg.clock)
-	if err != nil || !reloaded {
+	if err := r.currentAt(ctx, latest, cfg.clock); err != nil || r.schemes.gen.Load() == gen {
 		return rows, err
 	}
 	return r.deriveRows(item, d)

@@ -21,12 +21,17 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 	if err != nil {
 		return err
 	}
+	// The generation is noted before the rows are placed, as placed does:
+	// a reload finished while they are (long, for many items) may have
+	// changed the copy, and then they are all placed again.
+	gen := r.schemes.gen.Load()
 	rows, latest, err := r.rowsOfMany(ctx, items, cfg)
 	if err != nil {
 		return err
 	}
-	reloaded, err := r.currentAt(ctx, latest, cfg.clock)
-	if err == nil && reloaded {
+	r.schemes.runAfterPlace()
+	err = r.currentAt(ctx, latest, cfg.clock)
+	if err == nil && r.schemes.gen.Load() != gen {
 		rows, _, err = r.rowsOfMany(ctx, items, cfg)
 	}
 	if err != nil {

@@ -131,10 +131,13 @@ func (r *Repo[T]) Range(ctx context.Context, view string, key Key, from, to time
 // Read returns one page of q. Identical concurrent reads are coalesced.
 func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
 	start := time.Now()
-	if _, err := r.current(ctx, r.readNeed(q.To)); err != nil {
+	// One clock reading for the check and the plan: read twice, a pause in
+	// between (GC, a frozen VM) would plan a page reaching past the check.
+	now := r.opts.Now()
+	if err := r.currentForRead(ctx, q.To, now); err != nil {
 		return Page[T]{}, fmt.Errorf("repo: read %s: %w", q.View, err)
 	}
-	w, err := r.plan(q)
+	w, err := r.planAt(q, now)
 	if err != nil {
 		return Page[T]{}, err
 	}

@@ -77,15 +77,18 @@ type idBounds struct {
 	hiVal any
 }
 
-// plan validates q, works out its readPlan, and returns the walk that
-// executes it.
-func (r *Repo[T]) plan(q Query) (*walk[T], error) {
+// plan is planAt at the repository clock's reading now.
+func (r *Repo[T]) plan(q Query) (*walk[T], error) { return r.planAt(q, r.opts.Now()) }
+
+// planAt validates q, works out its readPlan as of now (the instant its
+// check of the metadata was made at), and returns the walk that executes it.
+func (r *Repo[T]) planAt(q Query, now time.Time) (*walk[T], error) {
 	v, err := r.validateQuery(&q)
 	if err != nil {
 		return nil, err
 	}
 	w := &walk[T]{r: r}
-	if err := w.readPlan.init(v, q, r.consistency(q.Consistency), &r.opts); err != nil {
+	if err := w.readPlan.init(v, q, r.consistency(q.Consistency), &r.opts, now); err != nil {
 		return nil, err
 	}
 	w.next = w.head()
@@ -100,9 +103,9 @@ func (p *readPlan) decide(o *Options, hints *readHints) {
 	p.strategy = p.choose(o, hints)
 }
 
-// init works out the bounds of a page of q, a validated query of v.
-func (p *readPlan) init(v *view, q Query, cl gocql.Consistency, o *Options) error {
-	*p = readPlan{v: v, s: v.scheme(), q: q, cl: cl, now: o.Now()}
+// init works out the bounds of a page of q, a validated query of v, as of now.
+func (p *readPlan) init(v *view, q Query, cl gocql.Consistency, o *Options, now time.Time) error {
+	*p = readPlan{v: v, s: v.scheme(), q: q, cl: cl, now: now}
 	if v.spec.PerKeyShards {
 		p.promo, p.promoted = v.promotion(q.Key.String())
 	}

@@ -85,7 +85,7 @@ func (r RepairReport) String() string {
 // view with no scalar value column has no readable write time; its rows are
 // then rewritten with the repository clock, as a new Put would be.
 func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to time.Time) (RepairReport, error) {
-	if _, err := r.current(ctx, r.readNeed(to)); err != nil {
+	if err := r.currentForRead(ctx, to, r.opts.Now()); err != nil {
 		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
 	}
 	q := Query{View: base, Key: key, Limit: min(r.opts.Read.MaxLimit, repairPage), From: from, To: to}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
@@ -30,26 +31,41 @@ const reloadBackoff = 200 * time.Millisecond
 type schemeReload struct {
 	enabled bool          // set by Open: the views are registered in the keyspace
 	sem     chan struct{} // held by the one reload in flight; others wait on it
+	// gen counts the reloads finished, failed ones too (one may have
+	// adopted part of the copy). A request notes it before it places rows
+	// and places them again if it moved (placed): read without mu, so that
+	// a write pays no lock for it.
+	gen atomic.Uint64
+	// afterPlace, set by tests only, runs between placing a write's rows
+	// and checking the copy: where another request's reload may finish.
+	afterPlace func()
 
 	mu           sync.Mutex
 	loadedAt     time.Time // when the last successful reload began (repository clock)
 	validUntil   time.Time // item times before it are placed by the copy
-	gen          uint64    // reloads finished, for waiters
-	failedAt     time.Time // last failed reload; zero after a success
-	failingSince time.Time // first failed reload since the last success
+	fails        uint64    // failed reloads recorded, for waiters
+	failedAt     time.Time // when the last failed reload ended; zero after a success
+	failingSince time.Time // when the first failed reload since the last success began
 	lastErr      error
 }
 
 type reloadState struct {
 	loadedAt, validUntil, failedAt, failingSince time.Time
-	gen                                          uint64
+	gen, fails                                   uint64
 	lastErr                                      error
 }
 
 func (s *schemeReload) state() reloadState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return reloadState{s.loadedAt, s.validUntil, s.failedAt, s.failingSince, s.gen, s.lastErr}
+	return reloadState{s.loadedAt, s.validUntil, s.failedAt, s.failingSince, s.gen.Load(), s.fails, s.lastErr}
+}
+
+// runAfterPlace runs the test hook afterPlace, if any.
+func (s *schemeReload) runAfterPlace() {
+	if s.afterPlace != nil {
+		s.afterPlace()
+	}
 }
 
 // current makes sure the metadata copy is valid for item times up to upTo
@@ -57,52 +73,68 @@ func (s *schemeReload) state() reloadState {
 // validity it only reloads when the interval (Options.Schemes.Refresh) is due
 // and no other reload is in flight; beyond it, it waits for the reload in
 // flight or makes one, bounded by ctx, and returns a *StaleError when the
-// copy still cannot be proven current. reloaded reports a copy changed
-// since the caller may have derived rows with it: derive them again.
-func (r *Repo[T]) current(ctx context.Context, upTo time.Time) (reloaded bool, err error) {
+// copy still cannot be proven current. A request that placed rows before
+// calling it places them again if the generation (schemeReload.gen) moved.
+func (r *Repo[T]) current(ctx context.Context, upTo time.Time) error {
 	return r.currentAt(ctx, upTo, r.opts.Now())
 }
 
 // currentAt is current for a request that read the repository clock at now
-// already (a write's writeConfig): one clock reading fewer a write.
-func (r *Repo[T]) currentAt(ctx context.Context, upTo, now time.Time) (reloaded bool, err error) {
+// already (a write's writeConfig, a read's plan): one clock reading a call.
+func (r *Repo[T]) currentAt(ctx context.Context, upTo, now time.Time) error {
 	s := &r.schemes
 	if !s.enabled {
-		return false, nil
+		return nil
 	}
 	st := s.state()
-	if upTo.Before(st.validUntil) {
-		if r.refreshDue(st, now) {
-			select {
-			case s.sem <- struct{}{}:
-				defer func() { <-s.sem }()
-				if st2 := s.state(); st2.gen == st.gen {
-					_ = r.reload(ctx) // the copy stays valid for upTo: logged, retried later
-				}
-			default: // another request reloads
-			}
-		}
-		return false, nil
+	if !upTo.Before(st.validUntil) {
+		return r.reloadFor(ctx, upTo, st)
 	}
-	return true, r.reloadFor(ctx, upTo, st.gen)
+	if r.refreshDue(st, now) {
+		select {
+		case s.sem <- struct{}{}:
+			defer func() { <-s.sem }()
+			if s.gen.Load() == st.gen {
+				_ = r.reload(ctx) // the copy stays valid for upTo: logged, retried later
+			}
+		default: // another request reloads
+		}
+	}
+	return nil
 }
 
-// refreshDue reports whether the background reload interval has passed (and
-// the backoff after a failure).
+// currentForRead is current for a read of [.., to) planned at now: the
+// instant its plan reaches from (readPlan.now) is the one checked, so a
+// pause between the check and the plan cannot carry the plan past it.
+func (r *Repo[T]) currentForRead(ctx context.Context, to, now time.Time) error {
+	return r.currentAt(ctx, r.readNeed(to, now), now)
+}
+
+// refreshDue reports whether the background reload is due: the backoff
+// after a failure has passed, or else the interval has, or the copy covers
+// a read (up to now + MaxFutureSkew + ClockSkew) for only Refresh/2 more.
+// Why the last: at Lead = schema.MinLead the interval falls due the very
+// instant a read needs past the copy; due at Refresh/2 left, a reload that
+// takes less than Refresh/2 renews the copy before any read waits for it.
 func (r *Repo[T]) refreshDue(st reloadState, now time.Time) bool {
-	if r.opts.Schemes.refresh() <= 0 {
+	o := &r.opts.Schemes
+	if o.refresh() <= 0 {
 		return false
 	}
 	if !st.failedAt.IsZero() {
 		return now.Sub(st.failedAt) >= reloadBackoff
 	}
-	return now.Sub(st.loadedAt) >= r.opts.Schemes.Refresh
+	if now.Sub(st.loadedAt) >= o.Refresh {
+		return true
+	}
+	return st.validUntil.Sub(now.Add(o.MaxFutureSkew+o.ClockSkew)) <= o.Refresh/2
 }
 
 // reloadFor reloads, or waits for the reload in flight, until the copy is
-// valid for upTo; a reload that failed while this request waited for it is
-// its answer, not a reason to try again at once.
-func (r *Repo[T]) reloadFor(ctx context.Context, upTo time.Time, gen uint64) error {
+// valid for upTo; a reload that failed while this request waited for it
+// (seen: the state it saw first) is its answer, not a reason to try again
+// at once.
+func (r *Repo[T]) reloadFor(ctx context.Context, upTo time.Time, seen reloadState) error {
 	s := &r.schemes
 	select {
 	case s.sem <- struct{}{}:
@@ -114,7 +146,7 @@ func (r *Repo[T]) reloadFor(ctx context.Context, upTo time.Time, gen uint64) err
 	switch {
 	case upTo.Before(st.validUntil):
 		return nil // the reload this request waited for covers it
-	case st.lastErr != nil && (st.gen != gen || r.opts.Now().Sub(st.failedAt) < reloadBackoff):
+	case st.lastErr != nil && (st.fails != seen.fails || r.opts.Now().Sub(st.failedAt) < reloadBackoff):
 		return r.staleError(upTo, st, st.lastErr)
 	}
 	err := r.reload(ctx)
@@ -130,22 +162,34 @@ func (r *Repo[T]) reloadFor(ctx context.Context, upTo time.Time, gen uint64) err
 func (r *Repo[T]) reload(ctx context.Context) error {
 	start := r.opts.Now()
 	err := r.loadMetadata(ctx)
+	end := r.opts.Now()
 	s := &r.schemes
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.gen++
-	if err != nil {
-		s.failedAt, s.lastErr = start, err
+	s.gen.Add(1)
+	switch {
+	case err == nil:
+		s.loadedAt, s.validUntil = start, start.Add(r.opts.Schemes.Lead-r.opts.Schemes.ClockSkew)
+		s.failedAt, s.failingSince, s.lastErr = time.Time{}, time.Time{}, nil
+	case ctx.Err() != nil:
+		// The caller that made the reload went away or ran out of time: its
+		// context, not the cluster, may have ended it. Recorded, its error
+		// would answer the requests waiting for this reload, and every one
+		// in the backoff, with live contexts of their own; unrecorded, the
+		// next request that needs a reload makes one, bounded by its own.
+		r.opts.Logger.Debug("tsbucket: reload of the views' metadata ended by its caller's context", "err", err)
+	default:
+		// The backoff counts from the end: a reload that took longer than
+		// the backoff to fail must not leave none.
+		s.fails++
+		s.failedAt, s.lastErr = end, err
 		if s.failingSince.IsZero() {
 			s.failingSince = start
 		}
 		r.opts.Logger.Warn("tsbucket: reload of the views' metadata failed; the copy is trusted until it is stale",
 			"valid_until", s.validUntil.UTC().Format(time.RFC3339Nano), "err", err)
-		return err
 	}
-	s.loadedAt, s.validUntil = start, start.Add(r.opts.Schemes.Lead-r.opts.Schemes.ClockSkew)
-	s.failedAt, s.failingSince, s.lastErr = time.Time{}, time.Time{}, nil
-	return nil
+	return err
 }
 
 // loadMetadata reads and adopts every bucketed view's scheme, every per-key
@@ -181,11 +225,11 @@ func (r *Repo[T]) staleError(upTo time.Time, st reloadState, cause error) error 
 	return &StaleError{Need: upTo, ValidUntil: st.validUntil, LoadedAt: st.loadedAt, FailingSince: st.failingSince, Err: cause}
 }
 
-// readNeed is the latest item time a read of [.., to) can meet: to, or the
-// newest an item can be stamped (the reader's clock plus MaxFutureSkew plus
-// ClockSkew, for a writer's clock ahead of the reader's).
-func (r *Repo[T]) readNeed(to time.Time) time.Time {
-	need := r.opts.Now().Add(r.opts.Schemes.MaxFutureSkew + r.opts.Schemes.ClockSkew)
+// readNeed is the latest item time a read of [.., to) at now can meet: to,
+// or the newest an item can be stamped (the reader's clock plus
+// MaxFutureSkew plus ClockSkew, for a writer's clock ahead of the reader's).
+func (r *Repo[T]) readNeed(to, now time.Time) time.Time {
+	need := now.Add(r.opts.Schemes.MaxFutureSkew + r.opts.Schemes.ClockSkew)
 	if !to.IsZero() && to.Before(need) {
 		return to.Add(-time.Nanosecond)
 	}
