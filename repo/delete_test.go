@@ -141,15 +141,7 @@ func TestDeleteStoredOversizedItem(t *testing.T) {
 	whole := putNote(t, a, fixedNow.Add(-time.Minute), strings.Repeat("x", 100))
 	byID := putNote(t, a, fixedNow.Add(-2*time.Minute), strings.Repeat("y", 100))
 	b := modelRepoAt(t, views, fake, fixedNow, Options{Write: WriteOptions{MaxValueBytes: 10}})
-	if err := b.Delete(t.Context(), &whole); err != nil {
-		t.Fatalf("delete of the whole item: %v", err)
-	}
-	if err := b.Delete(t.Context(), &note{NoteID: byID.NoteID}); err != nil {
-		t.Fatalf("delete by ID: %v", err)
-	}
-	if br, id := liveRows(fake, "by_room"), liveRows(fake, "note_by_id"); br != 0 || id != 0 {
-		t.Fatalf("live rows: by_room %d, note_by_id %d; want none", br, id)
-	}
+	deleteWholeAndByID(t, b, fake, whole, byID)
 	if err := b.Put(t.Context(), &whole); !errors.Is(err, ErrValueTooLarge) {
 		t.Fatalf("Put of the oversized item = %v, want ErrValueTooLarge still", err)
 	}
@@ -170,6 +162,21 @@ func TestDeleteItemOfWriterAhead(t *testing.T) {
 	whole := putNote(t, a, ahead.Add(time.Hour), "x", earlier) // the default MaxFutureSkew
 	byID := putNote(t, a, ahead.Add(time.Hour-time.Millisecond), "y", earlier)
 	b := modelRepoAt(t, views, fake, fixedNow, Options{})
+	deleteWholeAndByID(t, b, fake, whole, byID)
+	if err := b.Put(t.Context(), &whole); !errors.Is(err, ErrBadID) {
+		t.Fatalf("Put of the item = %v, want ErrBadID: a write keeps MaxFutureSkew", err)
+	}
+	beyond := note{Room: "r", NoteID: snowflakeFor(t, ahead.Add(time.Hour+time.Millisecond)), Body: "z"}
+	beyond.EditID = beyond.NoteID
+	if err := b.Delete(t.Context(), &beyond); !errors.Is(err, ErrBadID) {
+		t.Fatalf("delete beyond MaxFutureSkew + ClockSkew = %v, want ErrBadID", err)
+	}
+}
+
+// deleteWholeAndByID deletes whole as an item and byID by its ID alone,
+// through b, and checks that no row of either is left.
+func deleteWholeAndByID(t *testing.T, b *Repo[note], fake *fakeCluster, whole, byID note) {
+	t.Helper()
 	if err := b.Delete(t.Context(), &whole); err != nil {
 		t.Fatalf("delete of the whole item: %v", err)
 	}
@@ -178,13 +185,5 @@ func TestDeleteItemOfWriterAhead(t *testing.T) {
 	}
 	if br, id := liveRows(fake, "by_room"), liveRows(fake, "note_by_id"); br != 0 || id != 0 {
 		t.Fatalf("live rows: by_room %d, note_by_id %d; want none", br, id)
-	}
-	if err := b.Put(t.Context(), &whole); !errors.Is(err, ErrBadID) {
-		t.Fatalf("Put of the item = %v, want ErrBadID: a write keeps MaxFutureSkew", err)
-	}
-	beyond := note{Room: "r", NoteID: snowflakeFor(t, ahead.Add(time.Hour+time.Millisecond)), Body: "z"}
-	beyond.EditID = beyond.NoteID
-	if err := b.Delete(t.Context(), &beyond); !errors.Is(err, ErrBadID) {
-		t.Fatalf("delete beyond MaxFutureSkew + ClockSkew = %v, want ErrBadID", err)
 	}
 }
