@@ -33,7 +33,8 @@
 //     a lane's limit follows the latency of the calls it admits: it shrinks
 //     by a factor when a window's mean latency exceeds Tolerance times the
 //     lane's baseline (the lowest window mean of the last Horizon) or a
-//     call fails, and grows by one per window while the budget is in use.
+//     call fails, and grows by Smoothing times the square root of the
+//     limit per window while at least half the budget is in use (Adaptive).
 //   - An Observer (package metrics implements it) sees the in-flight,
 //     queued and limit figures of each lane, every wait, and every shed
 //     with its reason. The package imports nothing of tsbucket.
