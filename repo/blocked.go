@@ -16,7 +16,12 @@ import (
 // and every repository, having loaded the view's blocked keys with the
 // promoted keys (Open, and every Options.Schemes.Refresh), refuses Put and
 // PutMany of an item whose key is blocked in any view it writes, before
-// anything is sent. Deletes and reads are not refused.
+// anything is sent. Deletes and reads are not refused. A block is a guard,
+// not placement: unlike schemes and promotions it is not held to the
+// copy's validity, so a repository refuses a newly blocked key from its
+// next successful reload (within Refresh while reloads succeed; while they
+// fail, it may take until the copy goes stale, about Lead - MaxFutureSkew -
+// ClockSkew, and none with Options.Schemes.NoRefresh until the next Open).
 
 // ErrKeyBlocked means a write was refused because its key is blocked in a
 // view (*BlockedKeyError): nothing was written.
