@@ -20,8 +20,8 @@ import (
 // not placement: unlike schemes and promotions it is not held to the
 // copy's validity, so a repository refuses a newly blocked key from its
 // next successful reload (within Refresh while reloads succeed; while they
-// fail, it may take until the copy goes stale, about Lead - MaxFutureSkew -
-// ClockSkew, and none with Options.Schemes.NoRefresh until the next Open).
+// fail, or with Options.Schemes.NoRefresh, it may take until the copy goes
+// stale and a request reloads it: about Lead - MaxFutureSkew - ClockSkew).
 
 // ErrKeyBlocked means a write was refused because its key is blocked in a
 // view (*BlockedKeyError): nothing was written.
