@@ -33,12 +33,19 @@ func (f *hotKeysFlags) register(fs *flag.FlagSet, e env) {
 }
 
 // validate checks the flags before anything is sent: usage errors.
-func (f hotKeysFlags) validate() error {
+// --reason and --lead say how to promote: without --promote they would
+// be ignored, so they are refused.
+func (f hotKeysFlags) validate(fs *flag.FlagSet) error {
 	if err := f.cluster.validate(true); err != nil {
 		return err
 	}
-	if f.view == "" {
+	switch {
+	case f.view == "":
 		return usageErr("--view is required")
+	case f.key == "" && (isSet(fs, "reason") || isSet(fs, "lead")):
+		return usageErr("--reason and --lead go with --promote")
+	case f.key == "":
+		return nil // a listing: no lead to check
 	}
 	if err := f.fleet.CheckLead(f.lead); err != nil {
 		return usageErr("--lead: %v", err)
@@ -55,7 +62,7 @@ func runHotKeys(ctx context.Context, args []string, e env) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := f.validate(); err != nil {
+	if err := f.validate(fs); err != nil {
 		return err
 	}
 	s, err := f.cluster.session("")
