@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math/big"
 	"reflect"
 	"slices"
 	"strconv"
@@ -149,6 +150,9 @@ func (k Key) checkTypes(cols []schema.Column) error {
 	return nil
 }
 
+// bigIntType is the type a varint of any size is scanned into.
+var bigIntType = reflect.TypeOf(big.Int{})
+
 func fits(cqlType string, v reflect.Value) bool {
 	for v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
@@ -156,8 +160,10 @@ func fits(cqlType string, v reflect.Value) bool {
 	k := v.Kind()
 	isInt := k >= reflect.Int && k <= reflect.Uint64
 	switch cqlType {
-	case "bigint", "int", "smallint", "tinyint", "counter", "varint":
+	case "bigint", "int", "smallint", "tinyint", "counter":
 		return isInt
+	case "varint":
+		return isInt || v.IsValid() && v.Type() == bigIntType
 	case "text", "varchar", "ascii":
 		return k == reflect.String
 	case "uuid", "timeuuid":

@@ -1,11 +1,14 @@
 package repo
 
 import (
+	"errors"
+	"math/big"
 	"testing"
 
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 // The partition names a person reads in log lines, and that the presence
@@ -52,4 +55,20 @@ func FuzzKeyEncodingDistinct(f *testing.F) {
 			t.Fatalf("%q and %q encode to %q and %q", ka, kb, ea, eb)
 		}
 	})
+}
+
+// TestVarintKeyOfAnySize: a varint key column takes an integer of any Go
+// type and a *big.Int, what the driver scans a varint into (tsbucket
+// backfill passes one beyond int64 as it is).
+func TestVarintKeyOfAnySize(t *testing.T) {
+	cols := []schema.Column{{Name: "n", Type: "varint"}}
+	huge := new(big.Int).Lsh(big.NewInt(1), 70)
+	for _, k := range []Key{{int64(-7)}, {7}, {huge}} {
+		if err := k.checkTypes(cols); err != nil {
+			t.Errorf("key %v of a varint column: %v", k, err)
+		}
+	}
+	if err := (Key{"7"}).checkTypes(cols); !errors.Is(err, ErrBadKey) {
+		t.Errorf("a string for a varint column: %v, want ErrBadKey", err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"strings"
 	"time"
 
@@ -229,6 +230,14 @@ func deref(p any) any {
 	case *float64:
 		return *v
 	case *float32:
+		return *v
+	case **big.Int: // a varint: as an int64 where it fits, as a key value given by hand is
+		if *v == nil {
+			return nil
+		}
+		if (*v).IsInt64() {
+			return (*v).Int64()
+		}
 		return *v
 	}
 	return p

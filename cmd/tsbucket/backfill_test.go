@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"math"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +84,20 @@ func TestPacer(t *testing.T) {
 	_ = p.wait(ctx) // the first call never waits
 	if err := p.wait(ctx); err == nil {
 		t.Error("a cancelled wait returned nil")
+	}
+}
+
+// TestScannedVarintKey: the driver scans a varint into a **big.Int; the
+// key value is an int64 where it fits, as a key value given by hand is, and
+// a *big.Int beyond, both of which a varint key column takes.
+func TestScannedVarintKey(t *testing.T) {
+	small, huge := big.NewInt(-7), new(big.Int).Lsh(big.NewInt(1), 70)
+	key, _ := scannedKey([]any{&small, new(int64)})
+	if key[0] != int64(-7) {
+		t.Fatalf("varint -7 scanned as %v (%T)", key[0], key[0])
+	}
+	key, _ = scannedKey([]any{&huge, new(int64)})
+	if b, ok := key[0].(*big.Int); !ok || b.Cmp(huge) != 0 {
+		t.Fatalf("varint 2^70 scanned as %v (%T)", key[0], key[0])
 	}
 }
