@@ -64,12 +64,7 @@ func TestDeleteByIDCancelBetweenRounds(t *testing.T) {
 func TestDeleteByIDSecondRoundFails(t *testing.T) {
 	r, fake := newNotes(t)
 	n := putNote(t, r, fixedNow.Add(-time.Minute), "x")
-	fake.fail = func(s Statement) error {
-		if s.Op == "delete" && s.Table == "note_by_id" {
-			return errors.New("boom")
-		}
-		return nil
-	}
+	fake.fail = failDeletesOf("note_by_id")
 	err := r.Delete(t.Context(), &note{NoteID: n.NoteID})
 	var pe *PutError
 	if !errors.As(err, &pe) {
@@ -99,12 +94,7 @@ func TestDeleteByIDSecondRoundFails(t *testing.T) {
 func TestDeleteByIDFirstRoundFails(t *testing.T) {
 	r, fake := newNotes(t)
 	n := putNote(t, r, fixedNow.Add(-time.Minute), "x")
-	fake.fail = func(s Statement) error {
-		if s.Op == "delete" && s.Table == "by_room" {
-			return errors.New("boom")
-		}
-		return nil
-	}
+	fake.fail = failDeletesOf("by_room")
 	fake.take()
 	err := r.Delete(t.Context(), &note{NoteID: n.NoteID})
 	var pe *PutError
@@ -185,5 +175,15 @@ func deleteWholeAndByID(t *testing.T, b *Repo[note], fake *fakeCluster, whole, b
 	}
 	if br, id := liveRows(fake, "by_room"), liveRows(fake, "note_by_id"); br != 0 || id != 0 {
 		t.Fatalf("live rows: by_room %d, note_by_id %d; want none", br, id)
+	}
+}
+
+// failDeletesOf fails the deletes sent to table.
+func failDeletesOf(table string) func(Statement) error {
+	return func(s Statement) error {
+		if s.Op == "delete" && s.Table == table {
+			return errors.New("boom")
+		}
+		return nil
 	}
 }
