@@ -24,6 +24,15 @@
 // deleted in between, or undo an edit, in every view. A call that failed with
 // any other error sent nothing, and a plain retry is fine.
 //
+// Write timestamps come from the clock of the instance that writes. An edit
+// or a Delete made by an instance whose clock is behind the writer's, within
+// their difference of the write, is older than the row and loses to it: the
+// call returns nil and the row stays, in every view (Cassandra orders writes
+// by timestamp alone). Where a Delete must win over any write begun before
+// it, stamp it ClockSkew ahead of this clock:
+// WithTimestamp(time.Now().Add(ClockSkew).UnixMicro()). The price: a Put of
+// the same row within ClockSkew after it is older, and loses in turn.
+//
 // A write finishes what it began: once it has sent its first statement, the
 // caller's cancel or deadline no longer stops it (that would leave the views
 // apart); it finishes every view under a context of its own, bounded by

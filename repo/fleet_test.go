@@ -289,3 +289,43 @@ func TestStrayShardZeroCopy(t *testing.T) {
 		t.Fatalf("shard 0 after the delete: %v (%v), want nothing", got, err)
 	}
 }
+
+// TestDeleteBehindTheWritersClock shows the rule repo/doc.go states for
+// deletes across a fleet: write timestamps come from each instance's clock,
+// so a Delete from an instance whose clock is behind the writer's, within
+// their difference of the write, is older than the row and loses to it
+// (Cassandra's last write wins); stamped ClockSkew ahead of its own clock
+// (WithTimestamp), it is newer than any write begun before it, and wins in
+// every view.
+func TestDeleteBehindTheWritersClock(t *testing.T) {
+	w := &world{now: fixedNow}
+	views := refmodel.ChatViews()
+	fake := newFakeCluster(t, "ks", views, w.clock)
+	m := newFakeMeta(views)
+	ahead := newInstance(t, "ahead", w, fake, m, views, 3*time.Second, Options{})
+	behind := newInstance(t, "behind", w, fake, m, views, 0, Options{})
+	ctx := t.Context()
+	x := chatMsg(t, 9, ahead.clock(), 1)
+	if err := ahead.r.Put(ctx, &x); err != nil {
+		t.Fatal(err)
+	}
+	w.advance(time.Second)
+	if err := behind.r.Delete(ctx, &x); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := newestIDs(t, behind.r, 9); err != nil || !slices.Equal(got, []int64{x.MessageID}) {
+		t.Fatalf("after a Delete stamped behind the write: %v (%v), want the row still there", got, err)
+	}
+	skew := behind.r.opts.Schemes.ClockSkew
+	if err := behind.r.Delete(ctx, &x, WithTimestamp(behind.clock().Add(skew).UnixMicro())); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []*instance{ahead, behind} {
+		if got, err := newestIDs(t, in.r, 9); err != nil || len(got) != 0 {
+			t.Fatalf("%s reads %v (%v) after a Delete stamped ClockSkew ahead, want nothing", in.name, got, err)
+		}
+		if _, err := in.r.Get(ctx, &refmodel.Message{MessageID: x.MessageID}); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("%s: Get by ID: %v, want ErrNotFound", in.name, err)
+		}
+	}
+}
