@@ -191,16 +191,21 @@ func (r *Repo[T]) admitPut(ctx context.Context, rows []row, f *fanout) (context.
 }
 
 // admitGroups admits a PutMany of jobs: its peak concurrency
-// (WriteConcurrency groups, each one statement at a time) and every
-// partition it writes.
+// (WriteConcurrency jobs, each one statement at a time: a partition's
+// group, or an atomic item's logged batch) and every partition it writes
+// (one per group, each view's of an item).
 func (r *Repo[T]) admitGroups(ctx context.Context, jobs [][]row) (context.Context, *admitted, error) {
 	a := r.mark(ctx, admission.Write)
 	if a == nil {
 		return ctx, nil, nil
 	}
-	parts := a.parts(len(jobs))
-	for i, j := range jobs {
-		parts[i] = admission.PartitionOf(j[0].v.spec.Name, j[0].partKey)
+	parts := a.parts(len(jobs))[:0]
+	for _, j := range jobs {
+		for k, rw := range j {
+			if k == 0 || rw.v != j[k-1].v || rw.partKey != j[k-1].partKey {
+				parts = append(parts, admission.PartitionOf(rw.v.spec.Name, rw.partKey))
+			}
+		}
 	}
 	return r.admit(ctx, a, admission.Write, min(len(jobs), r.opts.Write.Concurrency), parts)
 }

@@ -7,10 +7,11 @@
 // all with the same write timestamp and deterministic primary keys, and marks
 // every statement idempotent. PutMany groups rows by partition and sends
 // single-partition unlogged batches under the server's batch warning threshold;
-// it never builds a batch that spans partitions. Options.Write.Atomic trades latency
-// for all-or-nothing visibility with a logged batch. Bad input (an unknown view,
-// an ID the view's kind rejects, an oversized value, a bad TTL) returns a typed
-// error before any statement is sent: nothing is half-written because of it.
+// it never builds an unlogged batch that spans partitions. Options.Write.Atomic
+// trades latency for all-or-nothing visibility with a logged batch per item, for
+// Put and PutMany alike. Bad input (an unknown view, an ID the view's kind
+// rejects, an oversized value, a bad TTL) returns a typed error before any
+// statement is sent: nothing is half-written because of it.
 //
 // # What a retry does
 //

@@ -92,7 +92,10 @@ type WriteOptions struct {
 	// Atomic writes all views of an item in one logged batch. Readers then never
 	// see an item in one view and not another, at the price of the batch log: a
 	// second write to a batchlog replica set and roughly twice the latency. Off by
-	// default: idempotent fan-out plus retry reaches the same state.
+	// default: idempotent fan-out plus retry reaches the same state. PutMany
+	// sends one such batch per item (not per partition), at most Concurrency at
+	// once, and ignores BatchMaxBytes; an item whose batch failed is in no view,
+	// and fails every view in the *PutError.
 	Atomic bool
 	// BatchMaxBytes bounds the payload of each PutMany batch. Default 5 KiB,
 	// Cassandra's batch_size_warn_threshold.

@@ -11,8 +11,8 @@ const never = math.MaxInt64
 // The rules of the presence index, in one place: which rows need an entry
 // (entryDue), what the entry is (entry: its statement, TTL and timestamp)
 // and what the cache remembers once it is written (entryWritten). Every
-// write that places rows follows them: Put (writeRow, putAtomic), PutMany
-// (writeGroup) and Repair.
+// write that places rows follows them: Put (writeRow, writeAtomic), PutMany
+// (writeGroup, writeAtomic) and Repair.
 
 // entryWrite is the presence-index entry of a row, about to be sent.
 type entryWrite struct {

@@ -420,6 +420,23 @@ func (r *Repo[T]) fanoutResult(rows []row, errs []error, ts int64) error {
 
 // putAtomic writes every view and presence entry in one logged batch.
 func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) error {
+	err := r.writeAtomic(ctx, rows, cfg)
+	if err == nil {
+		return nil
+	}
+	errs := make([]error, len(rows))
+	for i := range errs {
+		errs[i] = err
+	}
+	return r.fanoutResult(rows, errs, cfg.timestamp)
+}
+
+// writeAtomic writes rows, every view's row of one item, what a
+// latest-value view needs with them (appendWrites) and their due presence
+// entries in one logged batch: Put's (putAtomic), and each item's of an
+// atomic PutMany. The entries are remembered, and the rows counted, only
+// once the batch succeeded: a failed batch wrote none of them.
+func (r *Repo[T]) writeAtomic(ctx context.Context, rows []row, cfg writeConfig) error {
 	b := batchOf("logged_batch", gocql.LoggedBatch, cfg.consistency)
 	var entries []entryWrite
 	for _, rw := range rows {
@@ -431,11 +448,7 @@ func (r *Repo[T]) putAtomic(ctx context.Context, rows []row, cfg writeConfig) er
 		}
 	}
 	if err := r.exec(ctx, b); err != nil {
-		errs := make([]error, len(rows))
-		for i := range errs {
-			errs[i] = err
-		}
-		return r.fanoutResult(rows, errs, cfg.timestamp)
+		return err
 	}
 	for _, e := range entries {
 		r.entryWritten(e)

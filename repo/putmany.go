@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,6 +17,12 @@ import (
 // Options.Write.Concurrency at once. All items are validated before anything is
 // sent. On failure the *PutError names the views with at least one failed group;
 // calling PutMany again with the same items completes them.
+//
+// With Options.Write.Atomic, each item is written instead as Put writes it:
+// its row in every view, and its presence entries, in one logged batch of
+// its own, at most Options.Write.Concurrency batches at once. An item is
+// then in every view or in none, and an item whose batch failed counts as
+// a failure of every view in the *PutError.
 func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) error {
 	cfg, err := r.writeConfig(opts)
 	if err != nil {
@@ -40,19 +47,27 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
-	jobs := r.planBatches(rows)
+	jobs, write := r.planBatches(rows), r.writeGroup
+	if r.opts.Write.Atomic {
+		// One logged batch per item, not one for the call: an item's
+		// batch spans its views' partitions (what Atomic pays for), and
+		// more items in it would only make it larger and its failure wider.
+		// rowsOf derives one row per view, so an item's rows are adjacent.
+		jobs, write = slices.Collect(slices.Chunk(rows, len(r.order))), r.writeAtomic
+	}
 	ctx, admitted, err := r.admitGroups(ctx, jobs) // admission (admit.go)
 	if err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
 	defer admitted.done()
-	return r.markDirtyGroups(ctx, jobs, cfg, r.sendGroups(ctx, jobs, cfg)) // rollup.go
+	return r.markDirtyGroups(ctx, jobs, cfg, r.sendGroups(ctx, jobs, cfg, write)) // rollup.go
 }
 
-// sendGroups writes the groups of rows, at most Options.Write.Concurrency at
-// once, under the write's own context (sending): once the first is sent,
-// the caller's cancel no longer stops the others.
-func (r *Repo[T]) sendGroups(ctx context.Context, jobs [][]row, cfg writeConfig) error {
+// sendGroups writes jobs (a partition's group of rows, or an item's rows
+// with Atomic) with write, at most Options.Write.Concurrency at once,
+// under the write's own context (sending): once the first is sent, the
+// caller's cancel no longer stops the others.
+func (r *Repo[T]) sendGroups(ctx context.Context, jobs [][]row, cfg writeConfig, write func(context.Context, []row, writeConfig) error) error {
 	sctx, cancel := r.sending(ctx)
 	defer cancel()
 	errs := make([]error, len(jobs))
@@ -75,7 +90,7 @@ func (r *Repo[T]) sendGroups(ctx context.Context, jobs [][]row, cfg writeConfig)
 		wg.Go(func() {
 			defer func() { <-sem }()
 			defer pp.catch()
-			errs[i] = r.writeGroup(sctx, job, cfg)
+			errs[i] = write(sctx, job, cfg)
 		})
 	}
 	wg.Wait()
@@ -188,12 +203,17 @@ func (r *Repo[T]) nothingWritten(err error, ts int64) error {
 	return newPutError(ts, results, nil)
 }
 
-// manyResult turns the errors of PutMany's groups (errs[i] of jobs[i]) into
-// nil or a *PutError.
+// manyResult turns the errors of PutMany's jobs (errs[i] of jobs[i]) into
+// nil or a *PutError: a job's error is that of every view it writes, one
+// for a partition's group, each of its views for an atomic item.
 func (r *Repo[T]) manyResult(jobs [][]row, errs []error, ts int64) error {
-	results := make([]viewResult, len(jobs))
+	results := make([]viewResult, 0, len(jobs))
 	for i, job := range jobs {
-		results[i] = viewResult{view: job[0].v.spec.Name, err: errs[i]}
+		for k, rw := range job {
+			if k == 0 || rw.v != job[k-1].v {
+				results = append(results, viewResult{view: rw.v.spec.Name, err: errs[i]})
+			}
+		}
 	}
 	return newPutError(ts, results, r.opts.Metrics)
 }
