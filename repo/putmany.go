@@ -60,16 +60,18 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 		return r.nothingWritten(err, cfg.timestamp)
 	}
 	defer admitted.done()
-	return r.markDirtyGroups(ctx, jobs, cfg, r.sendGroups(ctx, jobs, cfg, write)) // rollup.go
+	// The write's own context (sending), for its groups and its dirty
+	// markers alike: once the first is sent, the caller's cancel no longer
+	// stops the others, and all of them end within one FanoutTimeout.
+	sctx, cancel := r.sending(ctx)
+	defer cancel()
+	return r.markDirtyGroups(sctx, jobs, cfg, r.sendGroups(sctx, jobs, cfg, write)) // rollup.go
 }
 
 // sendGroups writes jobs (a partition's group of rows, or an item's rows
 // with Atomic) with write, at most Options.Write.Concurrency at once,
-// under the write's own context (sending): once the first is sent, the
-// caller's cancel no longer stops the others.
-func (r *Repo[T]) sendGroups(ctx context.Context, jobs [][]row, cfg writeConfig, write func(context.Context, []row, writeConfig) error) error {
-	sctx, cancel := r.sending(ctx)
-	defer cancel()
+// under sctx, the write's own context.
+func (r *Repo[T]) sendGroups(sctx context.Context, jobs [][]row, cfg writeConfig, write func(context.Context, []row, writeConfig) error) error {
 	errs := make([]error, len(jobs))
 	sem := make(chan struct{}, r.opts.Write.Concurrency)
 	var wg sync.WaitGroup

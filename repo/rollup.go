@@ -139,7 +139,8 @@ type dirtyMark struct {
 // write sent nothing (werr neither nil nor a partial write): every rollup
 // interval a row falls in that has ended by now. It returns werr, or, when
 // a marker fails, a *PutError naming the dirty table, with the call's
-// timestamp: a RetryOf retry writes the markers again.
+// timestamp: a RetryOf retry writes the markers again. ctx is the write's
+// own context (sending), whose deadline the markers share.
 func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, werr error) error {
 	set := r.rollups.Load()
 	if set == nil || (werr != nil && !errors.Is(werr, ErrPartialWrite)) {
@@ -156,7 +157,9 @@ func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, we
 // from it: the goroutines' captures (cfg) moved to the heap on every
 // write, with rollups or without (issue 26).
 func (r *Repo[T]) writeMarks(ctx context.Context, rows []row, marks []dirtyMark, cfg writeConfig, werr error) error {
-	ctx, cancel := r.sending(ctx) // the data is written: finish what it began
+	// The data is written: finish what it began, on its deadline (ctx, the
+	// write's own context, is kept as it is).
+	ctx, cancel := r.sending(ctx)
 	defer cancel()
 	results := make([]viewResult, len(marks))
 	sem := make(chan struct{}, markConcurrency)

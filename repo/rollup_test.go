@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,33 +16,61 @@ import (
 )
 
 // rollupSpy sends statements to the rollup tables nowhere (recording
-// them, failing them with fail) and the others to the fake cluster.
+// them, failing them with fail) and the others to the fake cluster,
+// delay after they were sent. It notes the deadline of every statement's
+// context.
 type rollupSpy struct {
 	*fakeCluster
 	mu    sync.Mutex
 	order []string // the table of every statement, in the order sent
 	marks []Statement
 	fail  error
+	delay time.Duration // how long each statement to a view takes
+
+	dataDeadlines, markDeadlines []time.Time // zero: none
 }
 
 func (s *rollupSpy) Exec(ctx context.Context, st Statement) error {
+	dl, _ := ctx.Deadline()
 	s.mu.Lock()
 	s.order = append(s.order, st.Table)
 	if strings.HasSuffix(st.Table, "_dirty") {
 		s.marks = append(s.marks, st)
+		s.markDeadlines = append(s.markDeadlines, dl)
 		defer s.mu.Unlock()
 		return s.fail
 	}
+	s.dataDeadlines = append(s.dataDeadlines, dl)
+	delay := s.delay
 	s.mu.Unlock()
-	return s.fakeCluster.Exec(ctx, st)
+	err := s.fakeCluster.Exec(ctx, st)
+	time.Sleep(delay)
+	return err
+}
+
+// deadlines returns the deadlines noted since the last call, and forgets them.
+func (s *rollupSpy) deadlines() (data, marks []time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, marks = s.dataDeadlines, s.markDeadlines
+	s.dataDeadlines, s.markDeadlines = nil, nil
+	return data, marks
 }
 
 func newRollupNotes(t *testing.T) (*Repo[note], *rollupSpy) {
 	t.Helper()
+	return newRollupNotesWith(t, Options{})
+}
+
+// newRollupNotesWith is newRollupNotes with opts (its clock and executor
+// replaced).
+func newRollupNotesWith(t *testing.T, opts Options) (*Repo[note], *rollupSpy) {
+	t.Helper()
 	views := noteViews()
 	spy := &rollupSpy{fakeCluster: newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })}
-	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
-		WrapExecutor: func(Executor) Executor { return spy }})
+	opts.Now = func() time.Time { return fixedNow }
+	opts.WrapExecutor = func(Executor) Executor { return spy }
+	r, err := New[note](tripwireSession(), "ks", views, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +108,45 @@ func TestDirtyMarkers(t *testing.T) {
 		r.noteAt(t, "b", fixedNow.Add(-5*time.Hour)), r.noteAt(t, "b", fixedNow.Add(time.Second))}
 	if err := r.PutMany(t.Context(), items); err != nil || len(spy.marks) != 4 {
 		t.Fatalf("put many: %v, %d markers, want 2 more", err, len(spy.marks))
+	}
+}
+
+// TestDirtyMarkersShareTheWriteDeadline: a write's dirty markers are sent
+// under the deadline of the write they belong to, not under a new
+// FanoutTimeout begun once its data was written: a write with rollups
+// ends within one FanoutTimeout, as RollupDelay and the docs assume. The
+// data statements take two granules of the shared deadlines each, so a
+// deadline begun after them is a new one, later than the write's; the
+// deadlines are compared, not how long the call took.
+func TestDirtyMarkersShareTheWriteDeadline(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	for _, atomic := range []bool{false, true} {
+		r, spy := newRollupNotesWith(t, Options{Write: WriteOptions{FanoutTimeout: timeout, Atomic: atomic}})
+		spy.delay = 2 * newDeadlines(timeout).granule
+		late := r.noteAt(t, "a", fixedNow.Add(-90*time.Minute))
+		items := []note{r.noteAt(t, "b", fixedNow.Add(-3*time.Hour)), r.noteAt(t, "b", fixedNow.Add(-5*time.Hour))}
+		for _, step := range []struct {
+			name string
+			call func() error
+		}{
+			{"put", func() error { return r.Put(t.Context(), &late) }},
+			{"put many", func() error { return r.PutMany(t.Context(), items) }},
+			{"delete", func() error { return r.Delete(t.Context(), &late) }},
+		} {
+			if err := step.call(); err != nil {
+				t.Fatalf("atomic %v: %s: %v", atomic, step.name, err)
+			}
+			data, marks := spy.deadlines()
+			if len(data) == 0 || len(marks) == 0 || data[0].IsZero() {
+				t.Fatalf("atomic %v: %s: %d data statements, %d markers, want both under a deadline", atomic, step.name, len(data), len(marks))
+			}
+			for _, dl := range slices.Concat(data, marks) {
+				if !dl.Equal(data[0]) {
+					t.Fatalf("atomic %v: %s: a statement's deadline %v after the write's, want the write's",
+						atomic, step.name, dl.Sub(data[0]))
+				}
+			}
+		}
 	}
 }
 

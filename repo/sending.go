@@ -127,7 +127,16 @@ func (s *keySpy) Value(key any) any {
 // sending is the context a write sends under once it begins. The cancel
 // returned releases nothing (the deadline is shared, its timer ends it): it
 // is kept so that every write defers it as it would a context's.
+//
+// A ctx that is a write's own context already (the dirty markers of
+// rollups, sent after the data with the write's context) is returned as it
+// is: a part of a write ends on the write's deadline. A new FanoutTimeout
+// from there let a write with rollups run for nearly two, past what
+// RollupDelay waits for every write begun before an interval's end.
 func (r *Repo[T]) sending(ctx context.Context) (context.Context, context.CancelFunc) {
+	if sc, ok := ctx.(*sendingCtx); ok {
+		return sc, noCancel
+	}
 	return &sendingCtx{parent: ctx, dl: r.deadlines.get(time.Now())}, noCancel
 }
 
