@@ -39,7 +39,7 @@ type ViewRepair struct {
 	Missing int // absent: written
 	Stale   int // older than the base's copy, or of unknown age: rewritten
 	Current int // at least as new as the base's copy: left alone
-	Failed  int // could not be checked or written
+	Failed  int // could not be checked or written (or, before it, its dirty markers)
 }
 
 // Fixed returns how many rows Repair wrote, over all views.
@@ -84,6 +84,13 @@ func (r RepairReport) String() string {
 // invisible to it, so pick as base the view the failed Puts reached. A base
 // view with no scalar value column has no readable write time; its rows are
 // then rewritten with the repository clock, as a new Put would be.
+//
+// A row written into the source view of a rollup (AddRollups) marks its
+// intervals dirty as a Put's does: the ones that have ended, and all of
+// them until it has expired when it may expire before RollupFloor passes
+// it. The markers are sent before the row, stamped past the end of its
+// write; a marker that fails leaves the row unwritten and counted Failed,
+// so that running Repair again writes both.
 func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to time.Time) (RepairReport, error) {
 	if err := r.currentForRead(ctx, to, r.opts.Now()); err != nil {
 		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
@@ -229,15 +236,25 @@ func (run *repairRun[T]) count(v *view, f func(*ViewRepair), err error) {
 	}
 }
 
-// write rewrites one row and its presence entry with the base's timestamp.
-// The presence entry is written once per (view, partition) per run whatever
-// the process-wide cache says: the index table may have been lost too.
+// write rewrites one row and its presence entry with the base's timestamp,
+// after the dirty markers of its rollup intervals (markAhead): one write,
+// under a deadline of its own (sending), which the markers' stamps cover.
+// A marker that fails fails the row, not written: a rerun finds it still
+// missing or stale and writes both, where one after a row written without
+// its marker would find the row current. The presence entry is written
+// once per (view, partition) per run whatever the process-wide cache
+// says: the index table may have been lost too.
 func (run *repairRun[T]) write(ctx context.Context, rw row, base rowStamp) error {
 	ttl := rw.v.ttl
 	if base.known && base.ttl > 0 {
 		ttl = base.ttl
 	}
 	cl := run.r.opts.Consistency
+	ctx, cancel := run.r.sending(ctx)
+	defer cancel()
+	if err := run.r.markAhead(ctx, []row{rw}, run.r.repairHolds(rw, ttl), cl); err != nil {
+		return err
+	}
 	if run.r.indexes(rw.v) && run.claimPresence(rw) {
 		now := run.r.opts.Now()
 		cfg := writeConfig{ttl: time.Duration(ttl) * time.Second, hasTTL: true, now: now.Unix(), clock: now, consistency: cl}

@@ -27,6 +27,10 @@ import (
 // worker rolls an interval only ClockSkew after its end, by which time every
 // clock has passed the end too, so its raw read sees the item.
 //
+// Put, PutMany and Delete mark after their data (markDirty); Repair,
+// whose rerun cannot tell a row it wrote from a current one, marks before
+// (markAhead), its markers stamped past the end of the row's write.
+//
 // A marker carries the writer's clock when it is sent (not the call's
 // timestamp, which a RetryOf retry reuses): the worker clears a marker with
 // a delete timestamped at its raw read less ClockSkew, so a marker sent
@@ -157,8 +161,25 @@ func (r *Repo[T]) markDirty(ctx context.Context, rows []row, cfg writeConfig, we
 // from it: the goroutines' captures (cfg) moved to the heap on every
 // write, with rollups or without (issue 26).
 func (r *Repo[T]) writeMarks(ctx context.Context, rows []row, marks []dirtyMark, cfg writeConfig, werr error) error {
-	// The data is written: finish what it began, on its deadline (ctx, the
-	// write's own context, is kept as it is).
+	merr := newPutError(cfg.timestamp, r.sendMarks(ctx, marks, cfg.consistency), r.opts.Metrics)
+	if merr == nil {
+		return werr
+	}
+	var pe *PutError
+	if errors.As(werr, &pe) {
+		pe.Failed = append(pe.Failed, merr.(*PutError).Failed...)
+		return pe
+	}
+	merr.(*PutError).Written = writtenViews(rows)
+	return merr
+}
+
+// sendMarks sends marks, the result of each at its index, under the
+// write's own context: ctx if it is one already (sending), else one made
+// now.
+func (r *Repo[T]) sendMarks(ctx context.Context, marks []dirtyMark, cl gocql.Consistency) []viewResult {
+	// The data is written, or about to be: finish what it began, on its
+	// deadline (ctx, the write's own context, is kept as it is).
 	ctx, cancel := r.sending(ctx)
 	defer cancel()
 	results := make([]viewResult, len(marks))
@@ -174,23 +195,77 @@ func (r *Repo[T]) writeMarks(ctx context.Context, rows []row, marks []dirtyMark,
 			if !m.hold.IsZero() {
 				at = m.hold
 			}
-			st := m.d.stmts.markWrite(m.key, m.start, at.UnixMicro(), cfg.consistency)
+			st := m.d.stmts.markWrite(m.key, m.start, at.UnixMicro(), cl)
 			results[i] = viewResult{view: m.d.spec.DirtyTable(), err: r.exec(ctx, st)}
 		})
 	}
 	wg.Wait()
 	pp.rethrow()
-	merr := newPutError(cfg.timestamp, results, r.opts.Metrics)
-	if merr == nil {
-		return werr
+	return results
+}
+
+// markAhead writes the dirty markers of rows before their data, for a
+// write that cannot be retried with its markers once its data is in
+// (Repair's: a rerun finds the row current and writes nothing). ctx is
+// the write's own context (sending), made before this call, whose
+// deadline its data write shares. It marks what markDirty would (every
+// interval ended by now; holds, nil or one per row, as there) and stamps
+// each marker at least RollupDelay past now: by then the data write,
+// begun after now, has ended by every clock, so a worker's clear (stamped
+// at its raw read less ClockSkew) that removes the marker read the data.
+// An interval open at now needs none: the write ends within
+// FanoutTimeout of now, before a worker rolls the interval. It returns
+// the first marker's failure: then the caller sends no data.
+func (r *Repo[T]) markAhead(ctx context.Context, rows []row, holds []time.Time, cl gocql.Consistency) error {
+	set := r.rollups.Load()
+	if set == nil {
+		return nil
 	}
-	var pe *PutError
-	if errors.As(werr, &pe) {
-		pe.Failed = append(pe.Failed, merr.(*PutError).Failed...)
-		return pe
+	now := r.opts.Now()
+	marks := set.marks(rows, now, holds)
+	if len(marks) == 0 {
+		return nil
 	}
-	merr.(*PutError).Written = writtenViews(rows)
-	return merr
+	end := now.Add(r.RollupDelay())
+	for i := range marks {
+		if marks[i].hold.Before(end) {
+			marks[i].hold = end
+		}
+	}
+	for _, res := range r.sendMarks(ctx, marks, cl) {
+		if res.err != nil {
+			return fmt.Errorf("dirty marker %s: %w", res.view, res.err)
+		}
+	}
+	return nil
+}
+
+// repairHolds is markAhead's holds for rw, which Repair writes with a
+// TTL of ttl seconds (0: none): nil, or the instant until which rw's
+// intervals stay marked when rw may expire before RollupFloor passes its
+// time, when a rollup row would count it after it expired. That is
+// always, in a view whose rows never expire; in one with a TTL, unless
+// its expiry (at the earliest now plus ttl, less a second: the server
+// counts whole seconds) is no earlier than the item's time plus the
+// view's TTL less MaxFutureSkew, the latest instant, by this clock, at
+// which a reader's RollupFloor may still be at or before the item. Most
+// repaired rows, which carry the remaining TTL of a row written with the
+// view's TTL, are in time; Put's rule (a TTL shorter than the view's
+// holds) would hold them all for the rest of their life. The hold is
+// Put's (holds) with the write still running: FanoutTimeout more.
+func (r *Repo[T]) repairHolds(rw row, ttl int) []time.Time {
+	if ttl <= 0 || r.rollups.Load() == nil {
+		return nil
+	}
+	life, now := time.Duration(ttl)*time.Second, r.opts.Now()
+	if rw.v.ttl > 0 {
+		t, err := rw.v.spec.Kind.Time(rw.id)
+		floorPasses := t.Add(time.Duration(rw.v.ttl)*time.Second - r.opts.Schemes.MaxFutureSkew)
+		if err == nil && !now.Add(life-time.Second).Before(floorPasses) {
+			return nil
+		}
+	}
+	return []time.Time{now.Add(r.RollupDelay() + life + r.opts.Schemes.ClockSkew + time.Second)}
 }
 
 // holds is, for each of rows, the instant until which its intervals stay
