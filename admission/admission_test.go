@@ -730,3 +730,51 @@ func TestHeldWaiterOutOfBudgetHoldsTheLane(t *testing.T) {
 	}
 	drained(t, l, Write)
 }
+
+// A waiter granted in the instant its wait ends (its context canceled, or
+// MaxQueueTime run out) gets an error and gives the permit back: it is
+// counted once, by that outcome, not as admitted too; its wait is
+// reported once, as not admitted.
+func TestGrantAtGiveUpCountsOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cancel bool
+		shed   uint64
+	}{{"canceled", true, 0}, {"queue time", false, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{states: map[string][3]int{}, waits: map[string]int{}, sheds: map[string]int{}}
+			maxWait := time.Minute
+			if !tc.cancel {
+				maxWait = time.Millisecond
+			}
+			l := newLimiter(t, Config{Observer: rec, Write: LaneConfig{Limit: 1, MaxQueueTime: maxWait}})
+			held := mustAcquire(t, l, Write, 1, 5)
+			// The wait has ended: the holder releases, and dispatch
+			// grants the permit to the waiter before it leaves the queue.
+			testHookGiveUp = func() { held.Release(nil) }
+			t.Cleanup(func() { testHookGiveUp = nil })
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ch := acquireAsync(ctx, l, Write, 1, 5)
+			if tc.cancel {
+				waitQueued(t, l, Write, 1)
+				cancel()
+			}
+			r := <-ch
+			if r.err == nil || r.p != nil {
+				t.Fatalf("Acquire: %v, %v: want an error and no permit", r.p, r.err)
+			}
+			st := l.Stats(Write)
+			if st.Admitted != 1 || st.Shed != tc.shed {
+				t.Fatalf("admitted %d shed %d, want 1 (the holder) and %d", st.Admitted, st.Shed, tc.shed)
+			}
+			rec.mu.Lock()
+			waits, sheds := fmt.Sprint(rec.waits), len(rec.sheds)
+			rec.mu.Unlock()
+			if waits != "map[write false:1 write true:1]" || uint64(sheds) != tc.shed {
+				t.Fatalf("waits %s, shed reasons %d: want one admitted, one not, %d shed", waits, sheds, tc.shed)
+			}
+			drained(t, l, Write)
+		})
+	}
+}

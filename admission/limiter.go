@@ -170,7 +170,10 @@ func (l *Limiter) SetLane(ln Lane, c LaneConfig) error {
 // LaneStats is a snapshot of one lane.
 type LaneStats struct {
 	InFlight, Queued, Limit, PartitionLimit int
-	// Admitted and Shed count calls since New.
+	// Admitted and Shed count calls since New, each once, by the outcome
+	// its caller saw: a Permit, or an *OverloadError (Check's too). A
+	// call whose context was canceled is in neither, even when a permit
+	// was granted to it as it gave up (given back before it returned).
 	Admitted, Shed uint64
 }
 
@@ -361,12 +364,15 @@ func (s *lane) partsFree(parts []uint64) bool {
 }
 
 // grant takes n statements and one slot of each partition; lock held.
+// It does not count the call admitted: a waiter granted in the instant
+// its wait ends gives the permit back and returns an error (giveUp), so
+// it is counted where its caller's outcome is decided (grantAtOnce,
+// admittedAfter), once.
 func (s *lane) grant(n int, parts []uint64) {
 	s.inFlight += n
 	for _, p := range parts {
 		s.count(p, 1, 0)
 	}
-	s.admitted++
 	s.win.busy = max(s.win.busy, s.inFlight)
 }
 
@@ -395,8 +401,15 @@ func (s *lane) acquire(ctx context.Context, n int, parts []uint64) (*Permit, err
 	case <-ctx.Done():
 		cause = ctx.Err()
 	}
+	if testHookGiveUp != nil {
+		testHookGiveUp()
+	}
 	return nil, s.giveUp(w, start, reason, cause)
 }
+
+// testHookGiveUp, set by tests, runs when a waiter's wait has ended and
+// before it takes the lock to leave the queue: a grant in that instant.
+var testHookGiveUp func()
 
 // grantAtOnce admits a call that queues behind nobody waiting for the
 // lane and fits, or returns nil: waiters held by their partition alone
@@ -407,6 +420,7 @@ func (s *lane) grantAtOnce(n int, parts []uint64) *Permit {
 		return nil
 	}
 	s.grant(n, parts)
+	s.admitted++
 	if s.held != 0 {
 		// The grant may leave a held waiter no longer fitting the
 		// budget: then it waits for the lane, and held must say so.
@@ -503,14 +517,16 @@ func (s *lane) giveUp(w *waiter, start time.Time, reason string, cause error) er
 	return err
 }
 
-// admittedAfter is the Permit of a granted waiter; its hold starts now.
+// admittedAfter counts a granted waiter admitted and returns its Permit;
+// its hold starts now.
 func (s *lane) admittedAfter(w *waiter, start time.Time) *Permit {
 	now := s.now()
+	s.mu.Lock()
+	s.admitted++
 	if s.obs != nil {
-		s.mu.Lock()
 		s.obs.AdmissionWait(s.name, now.Sub(start), true)
-		s.mu.Unlock()
 	}
+	s.mu.Unlock()
 	return &Permit{s: s, n: w.n, parts: w.parts, start: now}
 }
 
