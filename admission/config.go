@@ -99,7 +99,9 @@ type Config struct {
 }
 
 // Observer receives a Limiter's figures. Its methods are called with the
-// lane's lock held: they must be quick and must not call the Limiter.
+// lane's lock held: they must be quick, must not call the Limiter, and
+// must not panic (the lock would stay held, and every call of the lane
+// would block behind it).
 type Observer interface {
 	// AdmissionChange reports the change of a lane's statements in flight,
 	// statements queued and limit, after every change: changes, not
