@@ -156,8 +156,11 @@ func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
 
 // All iterates over every item of q from its cursor (or start) to the end, reading
 // pages of q.Limit items. It stops at the first error, which it yields.
+// Each range over the sequence starts from q as given, and ranges may run
+// at once: each pages with its own copy of q.
 func (r *Repo[T]) All(ctx context.Context, q Query) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
+		q := q // this range's: its cursor moves, never the sequence's
 		for {
 			p, err := r.Read(ctx, q)
 			if err != nil {
