@@ -113,9 +113,6 @@ func (h *View[T]) All(ctx context.Context, of *T, p Params) iter.Seq2[T, error] 
 // is stored under it, ErrBadKey when the repository has no such view.
 func (r *Repo[T]) Get(ctx context.Context, of *T) (T, error) {
 	var zero T
-	if err := r.current(ctx, time.Time{}); err != nil {
-		return zero, fmt.Errorf("repo: get: %w", err)
-	}
 	idv := r.idView()
 	if idv == nil {
 		return zero, fmt.Errorf("repo: get: %w: no view is keyed by the ID alone", ErrBadKey)
@@ -129,6 +126,11 @@ func (r *Repo[T]) Get(ctx context.Context, of *T) (T, error) {
 	}
 	id, err := idFromValue(idv.spec.Kind, f)
 	if err != nil {
+		return zero, fmt.Errorf("repo: get: %w", err)
+	}
+	// After the checks of the call itself: bad input is refused as such,
+	// never as stale metadata.
+	if err := r.current(ctx, time.Time{}); err != nil {
 		return zero, fmt.Errorf("repo: get: %w", err)
 	}
 	item, err := r.lookup(ctx, idv, id, r.opts.Consistency)

@@ -135,6 +135,12 @@ func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
 	// between (GC, a frozen VM) would plan a page reaching past the check.
 	now := r.opts.Now()
 	if err := r.currentForRead(ctx, q.To, now); err != nil {
+		// Bad input is refused as such, not as stale metadata, which says
+		// a retry may succeed: the plan refuses it with any copy. Planned
+		// here only on this path, so a good read plans once.
+		if _, perr := r.planAt(q, now); perr != nil {
+			return Page[T]{}, perr
+		}
 		return Page[T]{}, fmt.Errorf("repo: read %s: %w", q.View, err)
 	}
 	w, err := r.planAt(q, now)
