@@ -78,7 +78,7 @@ func (p *readPlan) setBucketBounds(cur *cursor, from, to time.Time, o *Options) 
 	// behind a page that says it ended). Without either, MaxLookback is
 	// where it starts.
 	if o.Read.MaxLookback > 0 && (p.q.Direction == NewestFirst || !p.floored) {
-		p.boundByLookback(o.Read.MaxLookback, cur != nil, curAt, to)
+		p.boundByLookback(o.Read.MaxLookback, cur != nil, curAt, to, p.now.Add(o.Schemes.MaxFutureSkew+o.Schemes.ClockSkew))
 	}
 	p.reach = p.reachOf(o.Schemes.MaxFutureSkew, o.Schemes.ClockSkew)
 	return nil
@@ -111,14 +111,19 @@ func (p *readPlan) boundByCursor(cur *cursor) (time.Time, error) {
 }
 
 // boundByLookback raises the floor to lb before where this page starts:
-// the cursor, the range's end, or now.
-func (p *readPlan) boundByLookback(lb time.Duration, hasCursor bool, curAt, to time.Time) {
+// the cursor, the range's end, or now. A range's end past newest, the
+// latest instant any writer may stamp, counts as newest: counted from a
+// To far ahead, the lookback hid every row there is.
+func (p *readPlan) boundByLookback(lb time.Duration, hasCursor bool, curAt, to, newest time.Time) {
 	ref := p.now
 	switch {
 	case hasCursor && p.q.Direction == NewestFirst:
 		ref = curAt
 	case !to.IsZero():
 		ref = to
+		if ref.After(newest) {
+			ref = newest
+		}
 	}
 	if b := clampedBucket(p.s, ref.Add(-lb)); !p.floored || b > p.floor {
 		p.raise(b)
@@ -126,15 +131,20 @@ func (p *readPlan) boundByLookback(lb time.Duration, hasCursor bool, curAt, to t
 	}
 }
 
-// reachOf works out the top, present and horizon buckets: a page bounded
-// above reaches its ceiling; an open one, as far as an accepted item can
-// be: a writer may stamp MaxFutureSkew ahead of its clock, which may run
-// ClockSkew ahead of the reader's.
+// reachOf works out the top, present and horizon buckets: as far as an
+// accepted item can be (a writer may stamp MaxFutureSkew ahead of its
+// clock, which may run ClockSkew ahead of the reader's), or the page's
+// ceiling when that is nearer. A ceiling far ahead (a To a week or years
+// on) made walks without the index ask every bucket down from it, one
+// query at a time, where no row can be.
 func (p *readPlan) reachOf(maxFutureSkew, clockSkew time.Duration) reach {
-	rc := reach{present: clampedBucket(p.s, p.now), top: p.ceiling, horizon: p.ceiling}
-	if !p.ceilinged {
-		rc.top = clampedBucket(p.s, p.now.Add(maxFutureSkew+clockSkew))
-		rc.horizon = clampedBucket(p.s, p.now.Add(2*maxFutureSkew))
+	rc := reach{
+		present: clampedBucket(p.s, p.now),
+		top:     clampedBucket(p.s, p.now.Add(maxFutureSkew+clockSkew)),
+		horizon: clampedBucket(p.s, p.now.Add(2*maxFutureSkew)),
+	}
+	if p.ceilinged {
+		rc.top, rc.horizon = min(rc.top, p.ceiling), min(rc.horizon, p.ceiling)
 	}
 	return rc
 }
