@@ -50,6 +50,12 @@ var (
 	// prove current, and reloading them failed (or the context ended
 	// first). Nothing was sent. Returned as a *StaleError.
 	ErrStaleMetadata = errors.New("repo: stale metadata")
+	// ErrNoProgress: All or Pages read maxStalledPages pages in a row
+	// that finished nothing within the query's TimeBudget (a bucket that
+	// takes longer to answer than the budget allows). Reading on would
+	// send the same query again and again; a longer budget, or none,
+	// reads that bucket.
+	ErrNoProgress = errors.New("repo: no progress within the time budget")
 )
 
 // StaleError is a call refused because the repository's copy of the

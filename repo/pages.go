@@ -18,7 +18,9 @@ import (
 // that stops early has had at most one page read for nothing, and the
 // iteration ends only once that read has: no goroutine outlives it. The
 // first error is yielded and ends the iteration; so is ctx's, when it ends
-// while the caller holds a page.
+// while the caller holds a page. Pages that finish nothing within
+// q.TimeBudget are yielded and read again, up to maxStalledPages (3) in a
+// row; then ErrNoProgress is yielded.
 func (r *Repo[T]) Pages(ctx context.Context, q Query) iter.Seq2[Page[T], error] {
 	return func(yield func(Page[T], error) bool) {
 		rctx, cancel := context.WithCancel(ctx)
@@ -59,6 +61,7 @@ type pageRead[T any] struct {
 // error, which it reports complete, or ctx's end, and closes out.
 func (r *Repo[T]) readAhead(ctx context.Context, q Query, out chan<- pageRead[T]) (complete bool) {
 	defer close(out)
+	var stalled stalls
 	for {
 		p, err := r.Read(ctx, q)
 		select {
@@ -66,11 +69,48 @@ func (r *Repo[T]) readAhead(ctx context.Context, q Query, out chan<- pageRead[T]
 		case <-ctx.Done():
 			return false
 		}
-		// A first page that read nothing within its time budget has no
-		// cursor: it is read again, as All does.
-		if err != nil || p.Cursor == "" && p.Stats.Stop != StopTimeBudget {
+		if err != nil {
+			return true
+		}
+		more, err := readOn(&stalled, q, p)
+		if err != nil {
+			select {
+			case out <- pageRead[T]{err: err}:
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if !more {
 			return true
 		}
 		q.Cursor = p.Cursor
 	}
+}
+
+// maxStalledPages is how many pages in a row All and Pages read that
+// finish nothing within the query's TimeBudget before they give up with
+// ErrNoProgress. More than one: a page's budget also pays for metadata
+// and admission waits, which pass.
+const maxStalledPages = 3
+
+// stalls counts an iteration's pages in a row that finished nothing.
+type stalls int
+
+// readOn says whether an iteration reads on after page p of q, and the
+// error that ends it when it has stalled too often. A page that finished
+// no bucket within its time budget carries q's own cursor ("" for a
+// first page): it is read again.
+func readOn[T any](s *stalls, q Query, p Page[T]) (bool, error) {
+	if p.Stats.Stop != StopTimeBudget {
+		return p.Cursor != "", nil
+	}
+	if p.Cursor != q.Cursor || len(p.Items) > 0 {
+		*s = 0
+		return true, nil
+	}
+	if *s++; *s < maxStalledPages {
+		return true, nil
+	}
+	return false, fmt.Errorf("repo: read %s: %w: %d pages in a row with a time budget of %v",
+		q.View, ErrNoProgress, int(*s), q.TimeBudget)
 }

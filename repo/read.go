@@ -161,12 +161,15 @@ func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
 }
 
 // All iterates over every item of q from its cursor (or start) to the end, reading
-// pages of q.Limit items. It stops at the first error, which it yields.
+// pages of q.Limit items. It stops at the first error, which it yields. A
+// page that finished nothing within q.TimeBudget is read again, up to
+// maxStalledPages (3) in a row, then All yields ErrNoProgress.
 // Each range over the sequence starts from q as given, and ranges may run
 // at once: each pages with its own copy of q.
 func (r *Repo[T]) All(ctx context.Context, q Query) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		q := q // this range's: its cursor moves, never the sequence's
+		var stalled stalls
 		for {
 			p, err := r.Read(ctx, q)
 			if err != nil {
@@ -179,10 +182,15 @@ func (r *Repo[T]) All(ctx context.Context, q Query) iter.Seq2[T, error] {
 					return
 				}
 			}
-			if p.Cursor == "" && p.Stats.Stop != StopTimeBudget {
+			more, err := readOn(&stalled, q, p)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+			}
+			if !more {
 				return
 			}
-			q.Cursor = p.Cursor // "" after a first page that read nothing in time: read it again
+			q.Cursor = p.Cursor
 		}
 	}
 }
