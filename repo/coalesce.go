@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 )
 
@@ -12,6 +13,7 @@ import (
 type flightGroup[T any] struct {
 	mu      sync.Mutex
 	flights map[string]*flight[T]
+	clone   copier // makes a copied item share nothing; nil: assignment does
 }
 
 type flight[T any] struct {
@@ -22,11 +24,14 @@ type flight[T any] struct {
 }
 
 func newFlightGroup[T any]() *flightGroup[T] {
-	return &flightGroup[T]{flights: map[string]*flight[T]{}}
+	return &flightGroup[T]{flights: map[string]*flight[T]{}, clone: copierOf(reflect.TypeFor[T]())}
 }
 
 // do runs fn once per key among concurrent callers. Followers get a copy of the
-// leader's page with Stats.Coalesced set. A follower whose context ends stops
+// leader's page with Stats.Coalesced set. Every caller's items are its own,
+// down to their slices, maps and pointers: callers change items (decrypt a
+// []byte in place, add to a Record) and must not change another's, nor race
+// with it. A follower whose context ends stops
 // waiting; the leader's own context governs the shared read.
 func (g *flightGroup[T]) do(ctx context.Context, key string, fn func() (Page[T], error)) (Page[T], bool, error) {
 	g.mu.Lock()
@@ -44,7 +49,7 @@ func (g *flightGroup[T]) do(ctx context.Context, key string, fn func() (Page[T],
 				return Page[T]{}, true, f.err
 			}
 			p := f.page
-			p.Items = append([]T(nil), f.page.Items...)
+			p.Items = g.copyItems(f.page.Items)
 			p.Stats.Coalesced = true
 			return p, true, nil
 		case <-ctx.Done():
@@ -59,10 +64,21 @@ func (g *flightGroup[T]) do(ctx context.Context, key string, fn func() (Page[T],
 	p := f.page
 	if shared {
 		// Followers copy f.page after done; the leader's caller gets its own
-		// slice so neither can see the other's changes.
-		p.Items = append([]T(nil), f.page.Items...)
+		// copy so neither can see the other's changes.
+		p.Items = g.copyItems(f.page.Items)
 	}
 	return p, false, f.err
+}
+
+// copyItems copies items so that the copy shares no memory with them.
+func (g *flightGroup[T]) copyItems(items []T) []T {
+	c := append([]T(nil), items...)
+	if g.clone != nil {
+		for i := range c {
+			g.clone(reflect.ValueOf(&c[i]).Elem())
+		}
+	}
+	return c
 }
 
 // lead runs fn for the flight f and always retires it, even if fn panics:

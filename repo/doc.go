@@ -142,8 +142,10 @@
 // and HMAC-signed when Options.Read.CursorSecret is set. Key values are taken by
 // value: a pointer names the partition it points to.
 //
-// Identical concurrent reads are coalesced into one walk; a read that panics
-// frees its key, and the reads waiting on it get an error. A panic in a
+// Identical concurrent reads are coalesced into one walk; each caller gets
+// items of its own, their slices, maps and pointers copied (a caller may
+// change them without touching another's); a read that panics frees its
+// key, and the reads waiting on it get an error. A panic in a
 // goroutine a call starts (an executor's, or a WrapExecutor layer's) is
 // raised again on the caller's goroutine once the call's other goroutines
 // are done, so the caller can recover it as its own.
