@@ -70,8 +70,11 @@ const (
 	// consecutive empty buckets. Older (or newer) data may exist: the Cursor
 	// continues after the last bucket visited.
 	StopBudget
-	// StopLookback: a newest-first walk reached Options.Read.MaxLookback. The
-	// Cursor continues below it, with a new lookback counted from there.
+	// StopLookback: a newest-first walk reached Options.Read.MaxLookback and
+	// older rows may exist (with the presence index: do exist). The Cursor
+	// continues below it, with a new lookback counted from there (with the
+	// index, from right above the next bucket it lists). A walk whose index
+	// lists nothing below the lookback says StopEnd.
 	StopLookback
 	// StopTimeBudget: the read's Query.TimeBudget ran out. The page holds
 	// the buckets finished by then; the Cursor continues after them (it is

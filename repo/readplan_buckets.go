@@ -19,6 +19,10 @@ type bucketBounds struct {
 	floor, ceiling     bucket.Bucket
 	floored, ceilinged bool
 	lookbackFloor      bool
+	// underLookback is the floor the lookback raised (from the range, or
+	// the scheme's own when not underLookbackFloored).
+	underLookback        bucket.Bucket
+	underLookbackFloored bool
 	// resumes: the cursor's page filled inside bucket resumeIn, which then
 	// likely holds the next page's first rows (readListed reads it first).
 	resumeIn bucket.Bucket
@@ -126,6 +130,7 @@ func (p *readPlan) boundByLookback(lb time.Duration, hasCursor bool, curAt, to, 
 		}
 	}
 	if b := clampedBucket(p.s, ref.Add(-lb)); !p.floored || b > p.floor {
+		p.underLookback, p.underLookbackFloored = p.floor, p.floored
 		p.raise(b)
 		p.lookbackFloor = p.q.Direction == NewestFirst
 	}

@@ -93,8 +93,50 @@ func (w *walk[T]) executeWithin(ctx context.Context) (StopReason, error) {
 	return stop, err
 }
 
-// execute runs the plan's strategy.
+// execute runs the plan's strategy. A page the lookback ended ends the
+// read when the index lists nothing below it.
 func (w *walk[T]) execute(ctx context.Context) (StopReason, error) {
+	stop, err := w.executeStrategy(ctx)
+	if err != nil || stop != StopLookback {
+		return stop, err
+	}
+	return w.belowLookback(ctx)
+}
+
+// belowLookback says whether a page that reached its MaxLookback floor
+// stopped early (StopLookback) or at the key's end (StopEnd): the
+// presence index lists every bucket with a live row, so one entry below
+// the floor, within the read's own range, tells. Without the index, or
+// with ProbeUnindexed (rows written without it may lie anywhere), nothing
+// tells, and the page says StopLookback.
+func (w *walk[T]) belowLookback(ctx context.Context) (StopReason, error) {
+	o := &w.r.opts.Index
+	if o.NoPresenceIndex || o.ProbeUnindexed {
+		return StopLookback, nil
+	}
+	first, _ := w.s.Range()
+	if w.underLookbackFloored {
+		first = w.underLookback
+	}
+	if w.floor <= first {
+		return StopEnd, nil
+	}
+	w.stats.Queries++
+	older, err := w.presenceBuckets(ctx, w.floor-1, first, 1)
+	if err != nil {
+		return 0, err
+	}
+	if len(older) == 0 {
+		return StopEnd, nil
+	}
+	// The buckets down to the next listed one are empty: the cursor goes
+	// on right above it, and the next page's lookback reaches it.
+	w.visited = older[0] + 1
+	return StopLookback, nil
+}
+
+// executeStrategy runs the plan's strategy.
+func (w *walk[T]) executeStrategy(ctx context.Context) (StopReason, error) {
 	switch w.strategy {
 	case readOnePartition:
 		_, err := w.queryBucket(ctx, 0)
