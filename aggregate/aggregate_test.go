@@ -333,7 +333,11 @@ func foldAll(items []reading, q *Query, pageSize int) ([]Row, error) {
 		ordered = ordered[n:]
 	}
 	if f.open {
-		rows = append(rows, f.row())
+		row, err := f.row()
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, row)
 	}
 	return rows, nil
 }
@@ -559,5 +563,38 @@ func TestPartialEdges(t *testing.T) {
 	}
 	if !slices.Equal(partial, []bool{true, false, true}) {
 		t.Fatalf("partial = %v, want the first and last intervals cut by the range", partial)
+	}
+}
+
+// TestIntegerSumIsTheSameEitherWay: an integer sum whose running total
+// passes int64 on the way but whose sum fits is that sum in both
+// directions, and an average of large values is their average. The
+// running total was checked item by item, so the oldest-first read of
+// MaxInt64, 1, -1 failed with ErrOverflow and the newest-first one gave
+// MaxInt64; the average of two MaxInt64 failed too.
+func TestIntegerSumIsTheSameEitherWay(t *testing.T) {
+	items := []reading{{at: time.Unix(0, 0), count: math.MaxInt64}, {at: time.Unix(1, 0), count: 1}, {at: time.Unix(2, 0), count: -1}}
+	for _, dir := range []repo.Direction{repo.OldestFirst, repo.NewestFirst} {
+		q := Query{Step: Step{Every: time.Hour}, Aggs: []Agg{{Sum, "count"}, {Avg, "count"}}, Direction: dir}
+		rows, err := foldAll(items, &q, 10)
+		if err != nil || len(rows) != 1 || rows[0].Values[0] != Int(math.MaxInt64) || rows[0].Values[1] != Float(float64(math.MaxInt64)/3) {
+			t.Errorf("%v: %v, %v; want sum MaxInt64 and avg MaxInt64/3", dir, rows, err)
+		}
+	}
+	low := []reading{{at: time.Unix(0, 0), count: math.MinInt64}, {at: time.Unix(1, 0), count: -1}, {at: time.Unix(2, 0), count: 1}}
+	for _, dir := range []repo.Direction{repo.OldestFirst, repo.NewestFirst} {
+		q := Query{Step: Step{Every: time.Hour}, Aggs: []Agg{{Sum, "count"}}, Direction: dir}
+		if rows, err := foldAll(low, &q, 1); err != nil || len(rows) != 1 || rows[0].Values[0] != Int(math.MinInt64) {
+			t.Errorf("%v: %v, %v; want sum MinInt64", dir, rows, err)
+		}
+	}
+	big := []reading{{at: time.Unix(0, 0), count: math.MaxInt64}, {at: time.Unix(1, 0), count: math.MaxInt64}}
+	q := Query{Step: Step{Every: time.Hour}, Aggs: []Agg{{Avg, "count"}}}
+	if rows, err := foldAll(big, &q, 10); err != nil || len(rows) != 1 || rows[0].Values[0] != Float(math.MaxInt64) {
+		t.Errorf("avg of two MaxInt64: %v, %v; want %v", rows, err, float64(math.MaxInt64))
+	}
+	q.Aggs = []Agg{{Sum, "count"}}
+	if _, err := foldAll(big, &q, 10); !errors.Is(err, ErrOverflow) {
+		t.Errorf("sum of two MaxInt64: %v, want ErrOverflow", err)
 	}
 }

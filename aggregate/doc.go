@@ -22,8 +22,11 @@
 // Every function is computed from every item the range holds, so an
 // aggregate equals what a loop over the raw items computes:
 //   - integer columns (tinyint, smallint, int, bigint, counter) are summed
-//     in int64, exactly; a sum past int64 is an error (ErrOverflow), not a
-//     wrapped number;
+//     exactly, in 128 bits, so a running total that passes int64 on the way
+//     does not matter: a sum past int64 is an error (ErrOverflow), not a
+//     wrapped number, and whether it is one depends on the items alone, not
+//     on their order; an average is taken from the exact sum (the average
+//     of values whose sum is past int64 is no error);
 //   - float and double columns are summed exactly (Shewchuk's partials, as
 //     Python's math.fsum) and rounded once: a sum is the exact sum
 //     correctly rounded, the same float whatever the order of the items,

@@ -46,11 +46,11 @@ func numberOf(rv reflect.Value, isInt bool) (number, error) {
 // accumulator folds the values of one Agg over one interval.
 type accumulator struct {
 	agg     Agg
-	isInt   bool // an integer column: exact int64 arithmetic
+	isInt   bool // an integer column: exact integer arithmetic
 	forward bool // items arrive oldest first
 
 	n           int64
-	isum        int64
+	isum        int128
 	fsum        exactSum
 	min, max    number
 	first, last number
@@ -82,11 +82,7 @@ func (a *accumulator) add(x number) error {
 		return nil
 	}
 	if a.isInt {
-		s := a.isum + x.i // wraps on overflow, which Go defines
-		if (x.i > 0 && s < a.isum) || (x.i < 0 && s > a.isum) {
-			return fmt.Errorf("%w: sum(%s)", ErrOverflow, a.agg.Column)
-		}
-		a.isum = s
+		a.isum.add(x.i) // whether the sum fits int64 is checked once, at its end
 		return nil
 	}
 	if err := a.fsum.add(x.f); err != nil {
@@ -103,36 +99,53 @@ func (a *accumulator) updateMinMax(x number) {
 	a.mergeMinMax(x, x) // rollup_fold.go
 }
 
-// value is the aggregate of what was folded in.
-func (a *accumulator) value() Value {
+// value is the aggregate of what was folded in: ErrOverflow for an integer
+// sum past int64 (an average of the same values is fine).
+func (a *accumulator) value() (Value, error) {
 	if a.agg.Func == Count {
-		return Int(a.n)
+		return Int(a.n), nil
 	}
 	if a.n == 0 {
-		return Value{}
+		return Value{}, nil
 	}
 	switch a.agg.Func {
 	case Sum:
 		if a.isInt {
-			return Int(a.isum)
+			sum, err := a.intSum()
+			return Int(sum), err
 		}
-		return Float(a.fsum.value())
+		return Float(a.fsum.value()), nil
 	case Avg:
 		if a.isInt {
-			return Float(float64(a.isum) / float64(a.n))
+			return Float(a.isum.float64() / float64(a.n)), nil
 		}
-		return Float(a.fsum.value() / float64(a.n))
-	case Min:
-		return a.numberValue(a.min)
-	case Max:
-		return a.numberValue(a.max)
-	case First:
-		return a.numberValue(a.first)
+		return Float(a.fsum.value() / float64(a.n)), nil
 	}
-	return a.numberValue(a.last)
+	return a.numberValue(), nil
 }
 
-func (a *accumulator) numberValue(x number) Value {
+// intSum is an integer column's sum, ErrOverflow past int64.
+func (a *accumulator) intSum() (int64, error) {
+	sum, ok := a.isum.int64()
+	if !ok {
+		return 0, fmt.Errorf("%w: sum(%s)", ErrOverflow, a.agg.Column)
+	}
+	return sum, nil
+}
+
+// numberValue is a min, max, first or last.
+func (a *accumulator) numberValue() Value {
+	var x number
+	switch a.agg.Func {
+	case Min:
+		x = a.min
+	case Max:
+		x = a.max
+	case First:
+		x = a.first
+	default:
+		x = a.last
+	}
 	if a.isInt {
 		return Int(x.i)
 	}

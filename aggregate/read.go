@@ -80,7 +80,7 @@ func Read[T any](ctx context.Context, r *repo.Repo[T], q Query) iter.Seq2[Row, e
 			return
 		}
 		if f.open {
-			yield(f.row(), nil)
+			f.yieldRow(yield)
 		}
 	}
 }
@@ -205,7 +205,7 @@ func (f *folder[T]) fold(items []T, yield func(Row, error) bool) bool {
 		// Most items fall in the interval of the item before: two
 		// comparisons, not the grid's arithmetic.
 		if !f.open || t.Before(f.start) || !t.Before(f.end) {
-			if f.open && !yield(f.row(), nil) {
+			if f.open && !f.yieldRow(yield) {
 				return false
 			}
 			f.begin(f.q.Step.Start(t))
@@ -248,14 +248,29 @@ func (f *folder[T]) add(item *T) error {
 	return nil
 }
 
-func (f *folder[T]) row() Row {
+func (f *folder[T]) row() (Row, error) {
 	end := f.end
 	row := Row{Start: f.start, End: end, Items: f.items, Values: make([]Value, len(f.accs)),
 		Partial: (!f.q.From.IsZero() && f.q.From.After(f.start)) || (!f.q.To.IsZero() && f.q.To.Before(end))}
 	for i := range f.accs {
-		row.Values[i] = f.accs[i].value()
+		v, err := f.accs[i].value()
+		if err != nil {
+			return Row{}, err
+		}
+		row.Values[i] = v
 	}
-	return row
+	return row, nil
+}
+
+// yieldRow yields the open interval's row, or the error that makes it;
+// false when the caller stopped or an error was yielded.
+func (f *folder[T]) yieldRow(yield func(Row, error) bool) bool {
+	row, err := f.row()
+	if err != nil {
+		yield(Row{}, err)
+		return false
+	}
+	return yield(row, nil)
 }
 
 // validate checks q against the view's definition; it sets the defaults.

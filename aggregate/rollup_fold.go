@@ -42,11 +42,7 @@ func (a *accumulator) merge(c repo.RollupColumn) error {
 		return nil
 	}
 	if a.isInt {
-		s := a.isum + c.Sum
-		if (c.Sum > 0 && s < a.isum) || (c.Sum < 0 && s > a.isum) {
-			return fmt.Errorf("%w: sum(%s)", ErrOverflow, a.agg.Column)
-		}
-		a.isum = s
+		a.isum.add(c.Sum)
 		return nil
 	}
 	for _, p := range c.Partials {
@@ -86,15 +82,20 @@ func (a *accumulator) mergeMinMax(mn, mx number) {
 
 // stored is what a rollup row keeps of a, an accumulator of a sum (which
 // tracks every function) fed oldest first.
-func (a *accumulator) stored() repo.RollupColumn {
+// An integer sum past int64 has no row: ErrOverflow.
+func (a *accumulator) stored() (repo.RollupColumn, error) {
 	c := repo.RollupColumn{N: a.n}
 	if a.n == 0 {
-		return c
+		return c, nil
 	}
 	if a.isInt {
-		c.Sum = a.isum
+		sum, err := a.intSum()
+		if err != nil {
+			return c, err
+		}
+		c.Sum = sum
 		c.Min, c.Max, c.First, c.Last = a.min.i, a.max.i, a.first.i, a.last.i
-		return c
+		return c, nil
 	}
 	c.Partials = slices.Clone(a.fsum.partials)
 	if a.fsum.inf != 0 || math.IsNaN(a.fsum.inf) {
@@ -104,14 +105,14 @@ func (a *accumulator) stored() repo.RollupColumn {
 		c.Partials = []float64{}
 	}
 	c.Min, c.Max, c.First, c.Last = a.min.f, a.max.f, a.first.f, a.last.f
-	return c
+	return c, nil
 }
 
 // foldRollup adds a rollup row to the intervals like fold adds items:
 // cols[i] is the position in the row of the column of f.accs[i].
 func (f *folder[T]) foldRollup(row repo.RollupRow, cols []int, yield func(Row, error) bool) bool {
 	if start := f.q.Step.Start(row.Start); !f.open || !start.Equal(f.start) {
-		if f.open && !yield(f.row(), nil) {
+		if f.open && !f.yieldRow(yield) {
 			return false
 		}
 		f.begin(start)

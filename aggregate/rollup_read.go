@@ -87,7 +87,7 @@ func readRolled[T any](ctx context.Context, r *repo.Repo[T], q *Query, f *folder
 		}
 	}
 	if f.open {
-		yield(f.row(), nil)
+		f.yieldRow(yield)
 	}
 }
 

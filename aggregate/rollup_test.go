@@ -68,7 +68,8 @@ func foldOneByOne(xs []number, fn Func, isInt, forward bool) Value {
 	for _, x := range order(xs, forward) {
 		_ = a.add(x)
 	}
-	return a.value()
+	v, _ := a.value()
+	return v
 }
 
 // foldByRuns cuts xs (in time order) into runs, stores each as a rollup
@@ -91,11 +92,16 @@ func foldByRuns(rng *rand.Rand, xs []number, fn Func, isInt, forward bool) Value
 		for _, x := range run {
 			_ = w.add(x)
 		}
-		if err := a.merge(w.stored()); err != nil {
+		c, err := w.stored()
+		if err != nil {
+			panic(err)
+		}
+		if err := a.merge(c); err != nil {
 			panic(err)
 		}
 	}
-	return a.value()
+	v, _ := a.value()
+	return v
 }
 
 // TestMergeFloatSumOverflowIsAnError: merging rollup rows whose float sums
@@ -105,7 +111,10 @@ func TestMergeFloatSumOverflowIsAnError(t *testing.T) {
 	if err := w.add(number{f: math.MaxFloat64, valid: true}); err != nil {
 		t.Fatal(err)
 	}
-	row := w.stored()
+	row, err := w.stored()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, fn := range []Func{Sum, Avg} {
 		a := accumulator{agg: Agg{Func: fn, Column: "x"}, forward: true}
 		err := a.merge(row)
@@ -113,7 +122,8 @@ func TestMergeFloatSumOverflowIsAnError(t *testing.T) {
 			err = a.merge(row)
 		}
 		if !errors.Is(err, ErrOverflow) {
-			t.Errorf("%s of two rows of sum Max: merge = %v (value %v), want ErrOverflow", fn, err, a.value())
+			v, _ := a.value()
+			t.Errorf("%s of two rows of sum Max: merge = %v (value %v), want ErrOverflow", fn, err, v)
 		}
 	}
 }

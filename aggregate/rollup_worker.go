@@ -238,7 +238,11 @@ func (w *Roller[T]) rollRange(ctx context.Context, ru schema.Rollup, key repo.Ke
 	var werr error
 	emit := func(Row, error) bool {
 		delete(stale, f.start.UnixNano())
-		if werr = w.Repo.WriteRollupRow(ctx, ru.Name, key, storedRow(f), readAt); werr != nil {
+		row, err := storedRow(f)
+		if werr = err; err != nil {
+			return false
+		}
+		if werr = w.Repo.WriteRollupRow(ctx, ru.Name, key, row, readAt); werr != nil {
 			return false
 		}
 		rep.Rolled++
@@ -300,12 +304,16 @@ func (w *Roller[T]) rolledBefore(m repo.DirtyMarker) (time.Time, bool) {
 
 // storedRow is the rollup row of f's open interval: called by the fold's
 // yield, before the next interval begins.
-func storedRow[T any](f *folder[T]) repo.RollupRow {
+func storedRow[T any](f *folder[T]) (repo.RollupRow, error) {
 	row := repo.RollupRow{Start: f.start, Items: f.items, Columns: make([]repo.RollupColumn, len(f.accs))}
 	for i := range f.accs {
-		row.Columns[i] = f.accs[i].stored()
+		c, err := f.accs[i].stored()
+		if err != nil {
+			return repo.RollupRow{}, err
+		}
+		row.Columns[i] = c
 	}
-	return row
+	return row, nil
 }
 
 // recomputeDirty recomputes the marked intervals that are rolled and
