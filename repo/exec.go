@@ -41,7 +41,8 @@ type Rows interface {
 	// StructScan copies the next row into the struct dest points to, by
 	// column name (gocqlx conventions).
 	StructScan(dest any) bool
-	// MapScan copies the next row into m, by column name.
+	// MapScan copies the next row into m, by column name; a null column
+	// is nil (not its type's zero value, as gocql's own MapScan gives).
 	MapScan(m map[string]any) bool
 	// Warnings are the server's warnings attached to the response.
 	Warnings() []string
@@ -117,7 +118,7 @@ func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
 	}
 	// Only the row mapping of gocqlx is used: the values are bound already.
 	qx := &gocqlx.Queryx{Query: q, Names: s.Names, Mapper: e.mapper}
-	return qx.Iter()
+	return &gocqlRows{Iterx: qx.Iter()}
 }
 
 // query is s as a gocql query bound to ctx. WithContext returns a copy of
