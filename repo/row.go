@@ -58,6 +58,11 @@ func (r *Repo[T]) deriveRows(item *T, d derivation) ([]row, error) {
 		return nil, fmt.Errorf("%w: nil item", ErrBadItem)
 	}
 	iv := reflect.ValueOf(item).Elem()
+	if rec, ok := any(item).(*Record); ok && d == forWrite {
+		if err := r.checkRecord(*rec); err != nil {
+			return nil, err
+		}
+	}
 	rows := make([]row, 0, len(r.order))
 	var fields []any
 	var facts []fieldFacts
