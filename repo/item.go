@@ -39,8 +39,9 @@ func fieldPaths(m *reflectx.Mapper, t reflect.Type, columns []string) ([][]int, 
 }
 
 // idFromValue converts the Go value of an ID field to the canonical bucket.ID.
-// Accepted: signed or unsigned integers (snowflakes), [16]byte arrays (gocql.UUID,
-// google/uuid.UUID, ulid.ULID) and 16-byte slices.
+// Accepted: signed or unsigned integers (snowflakes), [16]byte arrays and
+// 16-byte slices. (An item's field must also be one gocql binds and scans:
+// checkFieldTypes refuses google/uuid.UUID and ulid.ULID fields.)
 func idFromValue(k bucket.Kind, v reflect.Value) (bucket.ID, error) {
 	id, err := idBytes(v)
 	if err != nil {
@@ -301,4 +302,54 @@ func oversized(v reflect.Value, max int) bool {
 		return !v.IsNil() && oversized(v.Elem(), max)
 	}
 	return false
+}
+
+// checkFieldTypes refuses a field the driver can neither bind nor scan for
+// its column (columns[i] of CQL type types[i], at paths[i] of t): a
+// 16-byte array type of its own (google/uuid.UUID, ulid.ULID) in a uuid or
+// timeuuid column, any array in a blob column. gocql takes gocql.UUID,
+// [16]byte, []byte and string for a uuid, []byte and string for a blob,
+// and a type that implements gocql.Marshaler and gocql.Unmarshaler. Such a
+// field used to pass, then every statement binding it failed in the driver
+// ("can not marshal uuid.UUID into uuid"), and every read's scan with it.
+func checkFieldTypes(t reflect.Type, paths [][]int, columns, types []string) error {
+	for i, path := range paths {
+		ft := fieldType(t, path)
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() != reflect.Array || marshalsItself(ft) {
+			continue
+		}
+		switch typ := strings.ToLower(types[i]); {
+		case (typ == "uuid" || typ == "timeuuid") && ft != uuidType && ft != bytes16Type, typ == "blob":
+			return fmt.Errorf("%w: column %s is %s, and gocql can neither bind nor scan its field's type %s: use gocql.UUID (gocql.UUID(u) converts) or []byte",
+				ErrBadItem, columns[i], typ, ft)
+		}
+	}
+	return nil
+}
+
+var (
+	uuidType        = reflect.TypeFor[gocql.UUID]()
+	bytes16Type     = reflect.TypeFor[[16]byte]()
+	marshalerType   = reflect.TypeFor[gocql.Marshaler]()
+	unmarshalerType = reflect.TypeFor[gocql.Unmarshaler]()
+)
+
+func marshalsItself(t reflect.Type) bool {
+	return (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType)) &&
+		reflect.PointerTo(t).Implements(unmarshalerType)
+}
+
+// fieldType is the type of the field at path in t, through embedded
+// structs and pointers to them.
+func fieldType(t reflect.Type, path []int) reflect.Type {
+	for _, i := range path {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		t = t.Field(i).Type
+	}
+	return t
 }

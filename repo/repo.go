@@ -278,6 +278,9 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 		if err != nil {
 			return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
 		}
+		if err := checkFieldTypes(t, paths, v.columns, v.columnTypes()); err != nil {
+			return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
+		}
 		v.colPaths = paths
 		v.plainPaths = plainFieldPaths(t, paths)
 	}
@@ -314,6 +317,21 @@ func (v *view) setColumns() {
 	for _, c := range spec.Values {
 		v.columns = append(v.columns, c.Name)
 	}
+}
+
+// columnTypes are the CQL types of v.columns, in their order.
+func (v *view) columnTypes() []string {
+	types := make([]string, 0, len(v.columns))
+	for _, c := range v.spec.Key {
+		types = append(types, c.Type)
+	}
+	if !v.idInKey {
+		types = append(types, v.spec.ID.Type)
+	}
+	for _, c := range v.spec.Values {
+		types = append(types, c.Type)
+	}
+	return types
 }
 
 // view returns the named view or ErrUnknownView.
