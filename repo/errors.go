@@ -14,7 +14,8 @@ import (
 var (
 	// ErrUnknownView: the read or write named a view the repository does not have.
 	ErrUnknownView = errors.New("repo: unknown view")
-	// ErrBadKey: the key has the wrong number of values, or an empty or nil value.
+	// ErrBadKey: the key has the wrong number of values, an empty or nil
+	// value, or an integer out of the range of its column's CQL type.
 	ErrBadKey = errors.New("repo: bad key")
 	// ErrBadLimit: the limit is below 1 or above Options.Read.MaxLimit, or
 	// the time budget is negative.

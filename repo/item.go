@@ -144,6 +144,9 @@ func (k Key) validate(cols []schema.Column) error {
 // error from the driver. Types it does not know are left to the driver.
 func (k Key) checkTypes(cols []schema.Column) error {
 	for i, c := range cols {
+		if !intInRange(c.Type, reflect.ValueOf(k[i])) {
+			return rangeError(i, k[i], c)
+		}
 		if !fits(c.Type, reflect.ValueOf(k[i])) {
 			return fmt.Errorf("%w: key value %d is %T, column %s is %s", ErrBadKey, i, k[i], c.Name, c.Type)
 		}
@@ -151,9 +154,28 @@ func (k Key) checkTypes(cols []schema.Column) error {
 	return nil
 }
 
+// checkRange reports the first integer key value out of its column's CQL
+// type's range (intInRange): the key of an item to be written or deleted,
+// whose Go types New took, would otherwise be wrapped by the driver into
+// another partition's.
+func (k Key) checkRange(cols []schema.Column) error {
+	for i, c := range cols {
+		if !intInRange(c.Type, reflect.ValueOf(k[i])) {
+			return rangeError(i, k[i], c)
+		}
+	}
+	return nil
+}
+
+func rangeError(i int, v any, c schema.Column) error {
+	return fmt.Errorf("%w: key value %d (%v) is out of the range of column %s (%s)", ErrBadKey, i, reflect.Indirect(reflect.ValueOf(v)), c.Name, c.Type)
+}
+
 // bigIntType is the type a varint of any size is scanned into.
 var bigIntType = reflect.TypeOf(big.Int{})
 
+// fits reports whether v, of its Go type and (an integer) its value, can be
+// carried by cqlType. Types it does not know are left to the driver.
 func fits(cqlType string, v reflect.Value) bool {
 	for v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
@@ -162,7 +184,7 @@ func fits(cqlType string, v reflect.Value) bool {
 	isInt := k >= reflect.Int && k <= reflect.Uint64
 	switch cqlType {
 	case "bigint", "int", "smallint", "tinyint", "counter":
-		return isInt
+		return isInt && intInRange(cqlType, v)
 	case "varint":
 		return isInt || v.IsValid() && v.Type() == bigIntType
 	case "text", "varchar", "ascii":
@@ -175,6 +197,45 @@ func fits(cqlType string, v reflect.Value) bool {
 		return k == reflect.Bool
 	case "double", "float":
 		return k == reflect.Float64 || k == reflect.Float32
+	}
+	return true
+}
+
+// intBits is the width of the signed CQL integer type cqlType, 0 when it
+// is not one of fixed width (varint takes any integer).
+func intBits(cqlType string) int {
+	switch cqlType {
+	case "bigint", "counter":
+		return 64
+	case "int":
+		return 32
+	case "smallint":
+		return 16
+	case "tinyint":
+		return 8
+	}
+	return 0
+}
+
+// intInRange reports whether v, when a Go integer (or a pointer to one), is
+// within the range of cqlType: the driver would wrap a value out of it
+// (a uint64 of MaxUint64 is a bigint -1), naming another partition. What
+// is not an integer, or not of a fixed-width type, is in range.
+func intInRange(cqlType string, v reflect.Value) bool {
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	bits := intBits(cqlType)
+	if bits == 0 {
+		return true
+	}
+	lo := int64(-1) << (bits - 1)
+	hi := ^lo
+	switch k := v.Kind(); {
+	case k >= reflect.Int && k <= reflect.Int64:
+		return v.Int() >= lo && v.Int() <= hi
+	case k >= reflect.Uint && k <= reflect.Uint64:
+		return v.Uint() <= uint64(hi)
 	}
 	return true
 }

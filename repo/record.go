@@ -112,7 +112,7 @@ func recordValueFits(typ string, val any) bool {
 		return v.Kind() == reflect.String || v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8
 	case "bigint", "int", "smallint", "tinyint", "counter":
 		if v.Kind() == reflect.String {
-			_, err := strconv.ParseInt(v.String(), 10, 64)
+			_, err := strconv.ParseInt(v.String(), 10, intBits(typ))
 			return err == nil
 		}
 	case "double":
