@@ -778,3 +778,55 @@ func TestGrantAtGiveUpCountsOnce(t *testing.T) {
 		})
 	}
 }
+
+// A call whose context has ended when it asks is counted as one that
+// asked: a deadline passed is shed (ReasonDeadline, its Cause the
+// context's error), in Stats and the Observer, and a cancel is reported
+// as a canceled waiter's wait is. Both were counted nowhere, so the
+// wait histogram and the shed counter missed calls the caller saw fail.
+func TestContextDoneOnArrivalIsCounted(t *testing.T) {
+	rec := &recorder{states: map[string][3]int{}, waits: map[string]int{}, sheds: map[string]int{}}
+	l := newLimiter(t, Config{Observer: rec, Write: LaneConfig{Limit: 2}})
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	_, err := l.Acquire(expired, Write, 1)
+	var oe *OverloadError
+	if !errors.As(err, &oe) || oe.Reason != ReasonDeadline || oe.Cause == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire past the deadline: %v, want a deadline shed with its cause", err)
+	}
+	canceled, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if _, err := l.Acquire(canceled, Write, 1); !errors.Is(err, context.Canceled) || errors.Is(err, ErrOverloaded) {
+		t.Fatalf("Acquire canceled: %v, want context.Canceled and not ErrOverloaded", err)
+	}
+	mustAcquire(t, l, Write, 1).Release(nil)
+	if s := l.Stats(Write); s.Admitted != 1 || s.Shed != 1 {
+		t.Fatalf("stats %+v, want 1 admitted and 1 shed", s)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.sheds["write/deadline"] != 1 || rec.waits["write true"] != 1 || rec.waits["write false"] != 2 {
+		t.Fatalf("sheds %v waits %v, want the deadline shed, and every call's wait", rec.sheds, rec.waits)
+	}
+}
+
+// Check's shed for a deadline carries the context's error as its Cause,
+// as Acquire's does: errors.Is(err, context.DeadlineExceeded).
+func TestCheckDeadlineShedHasCause(t *testing.T) {
+	l := newLimiter(t, Config{Read: LaneConfig{Limit: 1}})
+	p := mustAcquire(t, l, Read, 1)
+	defer p.Release(nil)
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancel()
+	err := l.Check(ctx, Read, 1)
+	var oe *OverloadError
+	if !errors.As(err, &oe) || oe.Reason != ReasonDeadline {
+		t.Fatalf("Check past the deadline: %v, want a deadline shed", err)
+	}
+	if oe.Cause == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Check's deadline shed: Cause %v, want context.DeadlineExceeded", oe.Cause)
+	}
+	if _, aerr := l.Acquire(ctx, Read, 1); !errors.Is(aerr, context.DeadlineExceeded) {
+		t.Fatalf("Acquire past the deadline: %v", aerr)
+	}
+}

@@ -62,8 +62,10 @@ func (l *Limiter) Enabled() bool { return l != nil && !l.off }
 // or none. It waits, first come first served, at most the lane's
 // MaxQueueTime and never past ctx's deadline; a call that cannot be
 // admitted in that time is refused at once when that can be foreseen.
-// The error is an *OverloadError (ErrOverloaded) for a shed call, or the
-// context's error (wrapped) when ctx was canceled while waiting. The
+// The error is an *OverloadError (ErrOverloaded) for a shed call (a
+// context whose deadline has passed on arrival is shed too, ReasonDeadline,
+// its Cause the context's error), or the context's error (wrapped) when
+// ctx was canceled, on arrival or while waiting. The
 // returned Permit must be released (Release) once the call's statements
 // have completed; it is never nil when err is nil.
 //
@@ -78,7 +80,7 @@ func (l *Limiter) Acquire(ctx context.Context, ln Lane, n int, parts ...uint64) 
 		return nil, fmt.Errorf("%w: no lane %d", ErrBadConfig, ln)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("admission: %s lane: %w", ln, err)
+		return nil, l.lanes[ln].arrivedDone(err)
 	}
 	return l.lanes[ln].acquire(ctx, max(n, 1), dedup(parts))
 }
@@ -106,24 +108,13 @@ func (l *Limiter) Check(ctx context.Context, ln Lane, n int) error {
 	if s.laneQueued() == 0 && s.fits(n) {
 		return nil
 	}
-	budget, reason := s.cfg.MaxQueueTime, ReasonQueueTime
-	if dl, ok := ctx.Deadline(); ok {
-		if rem := dl.Sub(s.now()); rem < budget {
-			budget, reason = rem, ReasonDeadline
-		}
+	// Acquire's refusal on arrival, partitions aside: the same reasons,
+	// and a deadline's shed with the same Cause.
+	budget, reason := s.waitBudget(ctx, s.now())
+	if shed := s.shedOnArrival(n, nil, budget, reason); shed != nil {
+		return shed
 	}
-	var shed *OverloadError
-	switch {
-	case budget <= 0:
-		shed = s.overload("lane", s.limit, reason, 0)
-	case s.queueFull(n):
-		shed = s.overload("lane", s.limit, ReasonQueueFull, 0)
-	case s.predict(n) > budget:
-		shed = s.overload("lane", s.limit, ReasonPredicted, 0)
-	default:
-		return nil
-	}
-	return shed
+	return nil
 }
 
 // SetLimit sets lane ln's limit at run time; waiters it now admits are
@@ -171,9 +162,11 @@ func (l *Limiter) SetLane(ln Lane, c LaneConfig) error {
 type LaneStats struct {
 	InFlight, Queued, Limit, PartitionLimit int
 	// Admitted and Shed count calls since New, each once, by the outcome
-	// its caller saw: a Permit, or an *OverloadError (Check's too). A
-	// call whose context was canceled is in neither, even when a permit
-	// was granted to it as it gave up (given back before it returned).
+	// its caller saw: a Permit, or an *OverloadError (Check's too, and a
+	// call whose deadline had passed when it asked). A call whose context
+	// was canceled is in neither, even when a permit was granted to it as
+	// it gave up (given back before it returned); the Observer sees its
+	// wait (AdmissionWait, not admitted), as every call's.
 	Admitted, Shed uint64
 }
 
@@ -464,6 +457,24 @@ func (s *lane) shedOnArrival(n int, parts []uint64, budget time.Duration, reason
 		shed.Cause = context.DeadlineExceeded
 	}
 	return shed
+}
+
+// arrivedDone is the outcome of a call whose context ended before it
+// asked (cause, its error), counted as a call that asked: a deadline
+// passed is shed (ReasonDeadline, as when a deadline leaves no time, with
+// the cause), a cancel is reported as a canceled waiter's, without a wait.
+func (s *lane) arrivedDone(cause error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if errors.Is(cause, context.DeadlineExceeded) {
+		oe := s.overload("lane", s.limit, ReasonDeadline, 0)
+		oe.Cause = cause
+		return oe
+	}
+	if s.obs != nil {
+		s.obs.AdmissionWait(s.name, 0, false)
+	}
+	return fmt.Errorf("admission: %s lane: %w", s.name, cause)
 }
 
 // enqueue queues a waiter for n statements of parts; lock held.
