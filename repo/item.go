@@ -167,6 +167,36 @@ func (k Key) checkRange(cols []schema.Column) error {
 	return nil
 }
 
+// keyFieldsMayOverflow reports whether a key field of t (at paths, in the
+// order of cols) is of an integer Go type wider than its column's CQL
+// type (a uint64 for a bigint, an int64 for an int): only then can a
+// written key value be out of range.
+func keyFieldsMayOverflow(t reflect.Type, paths [][]int, cols []schema.Column) bool {
+	for i, c := range cols {
+		colBits := intBits(c.Type)
+		if colBits == 0 {
+			continue
+		}
+		ft := fieldType(t, paths[i])
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch k := ft.Kind(); {
+		case k >= reflect.Int && k <= reflect.Int64:
+			if ft.Bits() > colBits {
+				return true
+			}
+		case k >= reflect.Uint && k <= reflect.Uint64:
+			if ft.Bits() >= colBits {
+				return true
+			}
+		case k == reflect.Interface:
+			return true
+		}
+	}
+	return false
+}
+
 func rangeError(i int, v any, c schema.Column) error {
 	return fmt.Errorf("%w: key value %d (%v) is out of the range of column %s (%s)", ErrBadKey, i, reflect.Indirect(reflect.ValueOf(v)), c.Name, c.Type)
 }

@@ -52,6 +52,9 @@ type view struct {
 	idIdx    int      // position of the ID in columns
 	colPaths [][]int  // field traversals of columns, same order as columns; nil for Record
 	record   bool     // items are Records: columns by name, no struct fields
+	// keyRangeChecked: a key value written may be out of its column's
+	// range (a Record's, or a field of a wider Go type), so rowOf checks.
+	keyRangeChecked bool
 	stmts    statements
 	idInKey  bool              // the ID is (part of) the partition key: one row per ID
 	idCQL    bucket.CQLMapping // how the ID is stored: the form of its bound values
@@ -284,6 +287,7 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 		v.colPaths = paths
 		v.plainPaths = plainFieldPaths(t, paths)
 	}
+	v.keyRangeChecked = v.record || keyFieldsMayOverflow(t, v.colPaths, spec.Key)
 	var err error
 	if v.stmts, err = buildStatements(r.keyspace, spec, v.columns, v.idInKey); err != nil {
 		return nil, err

@@ -127,8 +127,10 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, d derivation, key Key, fields
 	if err := rw.key.validate(v.spec.Key); err != nil && d != loose {
 		return rw, err
 	}
-	if err := rw.key.checkRange(v.spec.Key); err != nil {
-		return rw, err
+	if v.keyRangeChecked {
+		if err := rw.key.checkRange(v.spec.Key); err != nil {
+			return rw, err
+		}
 	}
 	if d == forWrite {
 		bytes, err := r.payload(v, iv, facts)
