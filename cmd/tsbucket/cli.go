@@ -222,3 +222,49 @@ func splitList(s string) []string {
 	}
 	return out
 }
+
+// onceFlag is a string flag given under one or several names (an alias:
+// repair's --base and --view) that may be given once: each name that set
+// it is recorded, and check refuses a second setting instead of letting
+// the last one win.
+type onceFlag struct {
+	dst  *string
+	set  *[]string // the names that set it, in order
+	name string
+}
+
+func (o onceFlag) String() string {
+	if o.dst == nil {
+		return ""
+	}
+	return *o.dst
+}
+
+func (o onceFlag) Set(s string) error {
+	*o.dst = s
+	*o.set = append(*o.set, "--"+o.name)
+	return nil
+}
+
+// onceStringVar defines a string flag under each of names, all setting
+// dst, and returns the check to run once the flags are parsed.
+func onceStringVar(fs *flag.FlagSet, dst *string, usage string, names ...string) func() error {
+	set := new([]string)
+	for i, n := range names {
+		u := usage
+		if i > 0 {
+			u = "the same as --" + names[0]
+		}
+		fs.Var(onceFlag{dst: dst, set: set, name: n}, n, u)
+	}
+	return func() error {
+		switch s := *set; {
+		case len(s) < 2:
+			return nil
+		case s[0] == s[1]:
+			return usageErr("%s given twice: give it once", s[0])
+		default:
+			return usageErr("%s and %s name the same thing: give one of them", s[0], s[1])
+		}
+	}
+}

@@ -86,3 +86,29 @@ func TestRepairTargetsOfAnotherType(t *testing.T) {
 		t.Errorf("named %s: %v, want a usage error", views[i].Name, err)
 	}
 }
+
+// TestRepairBaseGivenTwice: --view is another name of --base; giving the
+// base view twice, under both names or one name twice, is a usage error
+// naming the flags before anything connects, not the last one winning.
+func TestRepairBaseGivenTwice(t *testing.T) {
+	base := []string{"repair", "--hosts", "127.0.0.1:1", "--key", "k"}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--base", "a", "--view", "b"}, []string{"--base", "--view"}},
+		{[]string{"--view", "b", "--base", "a"}, []string{"--base", "--view"}},
+		{[]string{"--base", "a", "--base", "b"}, []string{"--base given twice"}},
+		{[]string{"--view", "a", "--view", "a"}, []string{"--view given twice"}},
+	} {
+		code, _, errOut := runCmd(t, append(base, c.args...)...)
+		if code != exitUsage {
+			t.Errorf("repair %v: exit %d, stderr %q; want exit %d", c.args, code, errOut, exitUsage)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("repair %v: stderr %q lacks %q", c.args, errOut, w)
+			}
+		}
+	}
+}

@@ -27,14 +27,16 @@ func runRepair(ctx context.Context, args []string, e env) error {
 	var f repairFlags
 	fs := newFlags("repair", "repair --hosts H --base VIEW --key K [--from T] [--to T] [flags]", e)
 	f.cluster.register(fs, e)
-	fs.StringVar(&f.base, "base", "", "registered view holding the good copy, e.g. messages_by_channel")
-	fs.StringVar(&f.base, "view", "", "the same as --base")
+	baseOnce := onceStringVar(fs, &f.base, "registered `view` holding the good copy, e.g. messages_by_channel", "base", "view")
 	fs.StringVar(&f.key, "key", "", "the base view's key; comma-separated when it has several columns; %2C is a comma inside a value (docs/commands.md)")
 	fs.StringVar(&f.from, "from", "", "oldest instant to repair, RFC 3339 (default: the base view's floor)")
 	fs.StringVar(&f.to, "to", "", "instant to repair up to, exclusive, RFC 3339 (default: open)")
 	fs.StringVar(&f.targets, "targets", "", "comma-separated views to repair (default: every other registered view of the base's group whose columns the base holds)")
 	fs.BoolVar(&f.jsonOutput, "json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := baseOnce(); err != nil {
 		return err
 	}
 	from, to, err := f.validate()
