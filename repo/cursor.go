@@ -116,4 +116,15 @@ func decodeCursor(s string, secret []byte) (cursor, error) {
 	return c, nil
 }
 
+// CheckCursor reports, as ErrBadCursor, a cursor that no read of a
+// repository signing with secret (nil: Options.CursorSecret unset) can have
+// returned: its form, version, flags, length and signature. Whether it
+// continues the read it is given to (same view, key, direction and range)
+// only that read can tell. It needs no session, so a command can refuse a
+// mistyped cursor before it connects.
+func CheckCursor(s string, secret []byte) error {
+	_, err := decodeCursor(s, secret)
+	return err
+}
+
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }

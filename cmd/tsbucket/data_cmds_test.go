@@ -112,3 +112,23 @@ func TestRepairBaseGivenTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBadCursorBeforeConnecting: a --cursor no read can have printed
+// is a usage error before any connection (the hosts here refuse at once).
+func TestReadBadCursorBeforeConnecting(t *testing.T) {
+	base := []string{"read", "--hosts", "127.0.0.1:1", "--view", "v", "--key", "1", "--cursor"}
+	for _, cur := range []string{"garbage!", "AAAA", strings.Repeat("A", 80), "Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg",
+		"AQIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", // signed: read signs none
+	} {
+		code, _, errOut := runCmd(t, append(base, cur)...)
+		if code != exitUsage || !strings.Contains(errOut, "--cursor") || strings.Contains(errOut, "connect") {
+			t.Errorf("read --cursor %q: exit %d, stderr %q; want exit %d naming --cursor", cur, code, errOut, exitUsage)
+		}
+	}
+	// A cursor of the right form goes on to the read, which tells whether
+	// it is one of this read's.
+	code, _, errOut := runCmd(t, append(base, "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")...)
+	if code != exitFail || !strings.Contains(errOut, "connect") {
+		t.Errorf("read --cursor of the right form: exit %d, stderr %q; want the connection refused", code, errOut)
+	}
+}

@@ -82,6 +82,12 @@ func (f readFlags) query() (repo.Query, error) {
 	if f.limit < 1 || f.limit > readMaxLimit {
 		return q, usageErr("--limit %d not in [1, %d]", f.limit, readMaxLimit)
 	}
+	if f.cursor != "" {
+		// readView sets no CursorSecret: the cursors it prints are unsigned.
+		if err := repo.CheckCursor(f.cursor, nil); err != nil {
+			return q, usageErr("--cursor %q: %v", f.cursor, err)
+		}
+	}
 	if f.oldestFirst {
 		q.Direction = repo.OldestFirst
 	}
