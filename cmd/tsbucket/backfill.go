@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -43,6 +44,17 @@ func runBackfill(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	sum, err := backfill(ctx, f, e.stdout)
+	return reportBackfill(e, sum, err)
+}
+
+// reportBackfill prints the summary of a backfill that ended with err
+// (nil when it went through) and how to resume it, and returns err. A
+// usage error (a --base or --targets the keyspace refuses) is found before
+// any key is read: it is all there is to print.
+func reportBackfill(e env, sum backfillSum, err error) error {
+	if errors.Is(err, errUsage) {
+		return err
+	}
 	fmt.Fprintln(e.stdout, sum.String())
 	if err != nil {
 		if sum.keys > 0 || sum.lastToken != math.MinInt64 {

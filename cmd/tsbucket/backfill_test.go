@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"math"
 	"math/big"
 	"strings"
@@ -99,5 +101,29 @@ func TestScannedVarintKey(t *testing.T) {
 	key, _ = scannedKey([]any{&huge, new(int64)})
 	if b, ok := key[0].(*big.Int); !ok || b.Cmp(huge) != 0 {
 		t.Fatalf("varint 2^70 scanned as %v (%T)", key[0], key[0])
+	}
+}
+
+// TestBackfillUsageErrorPrintsNoSummary: a usage error found once
+// connected (a --base or --targets the keyspace refuses) is all a backfill
+// prints: no summary of keys it never began, no resume hint. A failure
+// along the way keeps both.
+func TestBackfillUsageErrorPrintsNoSummary(t *testing.T) {
+	var out, errOut bytes.Buffer
+	e := env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	sum := backfillSum{lastToken: 42}
+	err := reportBackfill(e, sum, usageErr(`--base "nope" is not a view registered in keyspace ks`))
+	if code := exitCode(e, failed("backfill", err)); code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	if out.String() != "" || strings.Contains(errOut.String(), "resume") {
+		t.Errorf("usage error: stdout %q, stderr %q; want only the usage error", out.String(), errOut.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	sum.keys = 3
+	_ = reportBackfill(e, sum, errors.New("key k: timeout"))
+	if !strings.Contains(out.String(), "backfill: 3 key(s)") || !strings.Contains(errOut.String(), "--after-token 42") {
+		t.Errorf("failure: stdout %q, stderr %q; want the summary and the resume hint", out.String(), errOut.String())
 	}
 }
