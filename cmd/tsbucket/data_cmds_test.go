@@ -132,3 +132,36 @@ func TestReadBadCursorBeforeConnecting(t *testing.T) {
 		t.Errorf("read --cursor of the right form: exit %d, stderr %q; want the connection refused", code, errOut)
 	}
 }
+
+// TestReadNullCells: a null (nil in a Record, or a column the Record lacks)
+// is null in the table and in --json, and no value prints as one: a text
+// spelt "null", and an empty text, are quoted in the table; zero numbers
+// stay 0.
+func TestReadNullCells(t *testing.T) {
+	v := telemetryViews(t)[0] // device_id text | id | site_id text | value double
+	page := repo.Page[repo.Record]{Items: []repo.Record{
+		{"device_id": "d", "id": gocql.UUID{}, "site_id": nil, "value": nil},
+		{"device_id": "d", "id": gocql.UUID{}, "site_id": "null", "value": 0.0},
+		{"device_id": "d", "id": gocql.UUID{}, "site_id": ""},
+	}}
+	var out bytes.Buffer
+	if err := writePageTable(&out, v, page); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	for i, want := range [][]string{{"null", "null"}, {`"null"`, "0"}, {`""`, "null"}} {
+		f := strings.Fields(lines[1+i])
+		if got := f[len(f)-2:]; got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("row %d: site_id, value = %q, want %q\n%s", i, got, want, out.String())
+		}
+	}
+	out.Reset()
+	if err := writePageJSON(&out, v, page); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"site_id": null,`, `"value": null,`, `"site_id": "null",`, `"value": 0,`, `"site_id": "",`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--json lacks %s:\n%s", want, out.String())
+		}
+	}
+}

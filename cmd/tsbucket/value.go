@@ -67,8 +67,10 @@ func parseRange(fromText, toText string) (from, to time.Time, err error) {
 }
 
 // formatValue writes a column value for a table cell: times in RFC 3339
-// (UTC), blobs in hex, text quoted only when it holds control characters
-// (a tab or newline would break the table), null for a missing value.
+// (UTC), blobs in hex, null for a missing value (a null column), text
+// quoted only when it would read as something else: when it holds control
+// characters (a tab or newline would break the table), is empty (an empty
+// cell) or is spelt null.
 func formatValue(x any) string {
 	switch v := x.(type) {
 	case nil:
@@ -78,7 +80,7 @@ func formatValue(x any) string {
 	case []byte:
 		return "0x" + hex.EncodeToString(v)
 	case string:
-		if strings.ContainsFunc(v, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		if v == "" || v == "null" || strings.ContainsFunc(v, func(r rune) bool { return r < ' ' || r == 0x7f }) {
 			return strconv.Quote(v)
 		}
 		return v
