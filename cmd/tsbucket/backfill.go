@@ -23,6 +23,8 @@ type backfillFlags struct {
 	afterToken int64
 	keysPerSec float64
 	progress   time.Duration
+	rollups    string          // a views file whose rollups of the targets are marked (--rollups)
+	declared   []schema.Rollup // the file's rollups, read before connecting
 }
 
 // runBackfill fills views added to a populated keyspace from a base view:
@@ -37,10 +39,15 @@ func runBackfill(ctx context.Context, args []string, e env) error {
 	fs.Int64Var(&f.afterToken, "after-token", math.MinInt64, "resume after this partition token (printed with the progress)")
 	fs.Float64Var(&f.keysPerSec, "keys-per-second", 0, "most keys backfilled per second; 0 for no limit")
 	fs.DurationVar(&f.progress, "progress", 10*time.Second, "how often to print progress")
+	fs.StringVar(&f.rollups, "rollups", "", "views `file` whose rollups of the targets the rows written mark dirty (docs/commands.md)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := f.validate(); err != nil {
+		return err
+	}
+	var err error
+	if f.declared, err = declaredRollups(f.rollups); err != nil {
 		return err
 	}
 	sum, err := backfill(ctx, f, e.stdout)
@@ -118,6 +125,9 @@ func backfill(ctx context.Context, f backfillFlags, w io.Writer) (backfillSum, e
 	}
 	r, err := repo.New[repo.Record](s, ks, append([]schema.View{base}, targets...), repo.Options{})
 	if err != nil {
+		return sum, err
+	}
+	if err := addTargetRollups(r, f.rollups, f.declared, targets); err != nil {
 		return sum, err
 	}
 	fmt.Fprintf(w, "backfilling %s from %s, every key of %s after token %d\n", viewNames(targets), base.Name, base.PresenceTable(), f.afterToken)

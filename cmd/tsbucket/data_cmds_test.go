@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -162,6 +163,24 @@ func TestReadNullCells(t *testing.T) {
 	for _, want := range []string{`"site_id": null,`, `"value": null,`, `"site_id": "null",`, `"value": 0,`, `"site_id": "",`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--json lacks %s:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestRollupsFileCheckedBeforeConnecting: repair and backfill read their
+// --rollups file before they connect: a file that is missing, bad or
+// declares no rollup is a usage error (the hosts here refuse at once).
+func TestRollupsFileCheckedBeforeConnecting(t *testing.T) {
+	noRollups := filepath.Join("..", "..", "internal", "refmodel", "views", "iot.yaml")
+	for _, cmd := range [][]string{
+		{"repair", "--hosts", "127.0.0.1:1", "--base", "b", "--key", "k"},
+		{"backfill", "--hosts", "127.0.0.1:1", "--base", "b", "--targets", "t"},
+	} {
+		for _, file := range []string{"testdata/missing.yaml", "testdata/rollups_bad.yaml", noRollups} {
+			code, _, errOut := runCmd(t, append(cmd, "--rollups", file)...)
+			if code != exitUsage || strings.Contains(errOut, "connect") {
+				t.Errorf("%s --rollups %s: exit %d, stderr %q; want a usage error before connecting", cmd[0], file, code, errOut)
+			}
 		}
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gocql/gocql"
-
 	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
 )
@@ -20,7 +18,9 @@ type repairFlags struct {
 	base, key  string
 	from, to   string
 	targets    string
+	rollups    string // a views file whose rollups of the targets are marked (--rollups)
 	jsonOutput bool
+	declared   []schema.Rollup // the file's rollups, read before connecting
 }
 
 func runRepair(ctx context.Context, args []string, e env) error {
@@ -32,6 +32,7 @@ func runRepair(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&f.from, "from", "", "oldest instant to repair, RFC 3339 (default: the base view's floor)")
 	fs.StringVar(&f.to, "to", "", "instant to repair up to, exclusive, RFC 3339 (default: open)")
 	fs.StringVar(&f.targets, "targets", "", "comma-separated views to repair (default: every other registered view of the base's group whose columns the base holds)")
+	fs.StringVar(&f.rollups, "rollups", "", "views `file` whose rollups of the targets the rows written mark dirty (docs/commands.md)")
 	fs.BoolVar(&f.jsonOutput, "json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -41,6 +42,9 @@ func runRepair(ctx context.Context, args []string, e env) error {
 	}
 	from, to, err := f.validate()
 	if err != nil {
+		return err
+	}
+	if f.declared, err = declaredRollups(f.rollups); err != nil {
 		return err
 	}
 	rep, err := repairKey(ctx, f, from, to, e)
@@ -92,16 +96,15 @@ func repairKey(ctx context.Context, f repairFlags, from, to time.Time, e env) (r
 	if !f.jsonOutput {
 		writeTargets(e.stdout, base, targets)
 	}
-	return repairWith(ctx, s, ks, append([]schema.View{base}, targets...), base.Name, repo.Key(key), from, to)
-}
-
-func repairWith(ctx context.Context, s *gocql.Session, ks string, views []schema.View, base string, key repo.Key, from, to time.Time) (repo.RepairReport, error) {
 	// New, not Open: the views are the registered definitions themselves.
-	r, err := repo.New[repo.Record](s, ks, views, repo.Options{})
+	r, err := repo.New[repo.Record](s, ks, append([]schema.View{base}, targets...), repo.Options{})
 	if err != nil {
 		return repo.RepairReport{}, err
 	}
-	return r.Repair(ctx, base, key, from, to)
+	if err := addTargetRollups(r, f.rollups, f.declared, targets); err != nil {
+		return repo.RepairReport{}, err
+	}
+	return r.Repair(ctx, base.Name, repo.Key(key), from, to)
 }
 
 // repairTargets returns the views a base view's items can be re-derived

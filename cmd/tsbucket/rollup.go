@@ -175,3 +175,42 @@ func applyRollups(ctx context.Context, c clusterFlags, keyspace string, f schema
 	fmt.Fprintf(w, "keyspace %s: %d rollup(s) applied\n", keyspace, len(f.Rollups))
 	return nil
 }
+
+// declaredRollups reads the rollups of the views file at path ("": none),
+// before anything connects, for repair and backfill --rollups.
+func declaredRollups(path string) ([]schema.Rollup, error) {
+	if path == "" {
+		return nil, nil
+	}
+	vf, err := loadViewsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(vf.Rollups) == 0 {
+		return nil, usageErr("--rollups %s declares no rollup", path)
+	}
+	return vf.Rollups, nil
+}
+
+// addTargetRollups adds to r the rollups whose source is one of targets:
+// the rows repair and backfill write there then mark the intervals those
+// rollups have rolled (repo.Repair). A file that declares rollups of none
+// of them is a usage error: the flag would do nothing.
+func addTargetRollups(r *repo.Repo[repo.Record], path string, rollups []schema.Rollup, targets []schema.View) error {
+	if len(rollups) == 0 {
+		return nil
+	}
+	var mine []schema.Rollup
+	for _, ru := range rollups {
+		if containsView(targets, ru.Source) {
+			mine = append(mine, ru)
+		}
+	}
+	if len(mine) == 0 {
+		return usageErr("--rollups %s declares no rollup of %s", path, viewNames(targets))
+	}
+	if err := r.AddRollups(mine...); err != nil {
+		return usageErr("--rollups %s: %v", path, err)
+	}
+	return nil
+}
