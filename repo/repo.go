@@ -55,10 +55,10 @@ type view struct {
 	// keyRangeChecked: a key value written may be out of its column's
 	// range (a Record's, or a field of a wider Go type), so rowOf checks.
 	keyRangeChecked bool
-	stmts    statements
-	idInKey  bool              // the ID is (part of) the partition key: one row per ID
-	idCQL    bucket.CQLMapping // how the ID is stored: the form of its bound values
-	ttl      int               // seconds, the effective default TTL of writes
+	stmts           statements
+	idInKey         bool              // the ID is (part of) the partition key: one row per ID
+	idCQL           bucket.CQLMapping // how the ID is stored: the form of its bound values
+	ttl             int               // seconds, the effective default TTL of writes
 	// sch is the bucket scheme in force, with the history recorded in the
 	// cluster (Open, and reloads every Options.Schemes.Refresh): use scheme(),
 	// never spec.Scheme, for bucket numbers.
