@@ -22,7 +22,7 @@ func viewNamed(t *testing.T, views []schema.View, name string) schema.View {
 	return schema.View{}
 }
 
-// TestCreateTableReference pins the exact CQL of the DESIGN.md reference
+// TestCreateTableReference pins the exact CQL of the docs/design.md reference
 // views: one per workload plus the special cases (unbucketed, named bucket
 // column, hourly window, TTL).
 func TestCreateTableReference(t *testing.T) {

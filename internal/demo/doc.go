@@ -1,5 +1,5 @@
 // Package demo is the engine of `tsbucket demo`: it runs the chat and IoT
-// reference workloads of DESIGN.md against a cluster through the repo
+// reference workloads of docs/design.md against a cluster through the repo
 // package, with Prometheus metrics, and reports what it measured.
 //
 // Run creates the keyspace (NetworkTopologyStrategy), applies the reference
@@ -24,7 +24,7 @@
 //     messages_by_author insert fail with an injected write timeout (after
 //     Config.FaultTimeout, through repo.Options.WrapExecutor), so the
 //     fan-out is partial; such a write is retried whole with the same write
-//     timestamp, as DESIGN.md decision 2 allows, and counted as a fault, not
+//     timestamp, as docs/design.md decision 2 allows, and counted as a fault, not
 //     an error.
 //
 // Every operation is paced open-loop at its configured rate by a bounded

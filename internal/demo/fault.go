@@ -26,7 +26,7 @@ func withFault(ctx context.Context) context.Context {
 // into table fail after delay, without being sent, while the fan-out's other
 // statements go through. The repository reports a partial write (and
 // tsbucket_fanout_failures_total counts it), and the demo retries it whole
-// with repo.RetryOf, as DESIGN.md decision 2 allows. A client deadline can
+// with repo.RetryOf, as docs/design.md decision 2 allows. A client deadline can
 // no longer make that happen: a fan-out that has begun finishes past its
 // caller's cancel.
 type faultInjector struct {

@@ -1,7 +1,7 @@
 // Package hashtab is the open-addressing hash table that the per-process
 // structures asked on every write keep their entries in: the repository's
-// presence cache and read hints (repo), and admission's per-partition
-// counts (admission).
+// presence cache and read hints (repo), the partition sketch of package
+// metrics, and admission's per-partition counts (admission).
 //
 // Its keys are 64-bit hashes the caller has already computed (never 0,
 // which marks an empty slot), and its values sit in the slots beside them,
