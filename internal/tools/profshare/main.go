@@ -1,19 +1,3 @@
-// Command profshare splits the CPU time one tsbucket-bench variant's calls
-// took, from the labelled CPU profiles of one or more runs, by where it
-// went: tsbucket's packages, the driver, and the runtime's allocation, map
-// lookups, clock readings, scheduling and so on. It is what BENCHMARKS.md's
-// tables of "where a Put's CPU goes" come from:
-//
-//	go run ./internal/tools/profshare -scenario put -variant tsbucket \
-//	    -focus 'eachMessage|sendAlone' DIR...
-//
-// Each DIR is a tsbucket-bench output directory (-out DIR) of a run made
-// with -cpuprofile DIR/cpu.prof: its profile's samples labelled
-// variant=<variant> (every measured block is; see bench's tally.measure)
-// under a frame matching -focus are summed by category over the DIRs,
-// then divided by the variant's operations in the scenario (results.json),
-// summed likewise. It prints microseconds per operation, per category and
-// in total. It runs `go tool pprof`, so it needs the go command.
 package main
 
 import (
