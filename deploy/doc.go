@@ -12,5 +12,7 @@
 // Queries may use one Grafana variable, $__rate_interval (RateInterval);
 // tools that evaluate them outside Grafana substitute it (ExprFor). The
 // integration test TestDashboard runs every query against a real Prometheus
-// scraping the demo and requires each to return data.
+// scraping the demo and requires each to return data, except the server
+// rows' and those whose Needs is not "" (NeedsShardedView,
+// NeedsAutopilot), which the demo cannot fill.
 package deploy
