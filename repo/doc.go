@@ -1,6 +1,20 @@
 // Package repo is the repository: it writes each item to every denormalized view of
 // its type and reads a view by walking its time buckets.
 //
+// # Opening a repository
+//
+// NewSession makes a DC-aware, token-aware session from a SessionConfig.
+// Open[T] checks the views' bucket schemes against those stored in the
+// keyspace and returns a *Repo[T] for an item type T whose fields map to
+// columns by `db` tags (or Record, a map by column name, for views learnt at
+// run time); New builds one without touching the database. Repo.View returns
+// a typed handle of one view (View[T]: Latest, Read, ... with the key taken
+// from an item). A Key is a view's key values, in the text form of
+// Key.String and SplitKeyText on the command line. Latest-value views are
+// read with LatestValue and LatestValues; rollups (package aggregate) are
+// added with AddRollups; hot keys of per-key sharded views are promoted
+// with PromoteKey.
+//
 // # Writes
 //
 // Put writes one item to every view concurrently, one partition per statement,
