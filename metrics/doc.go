@@ -3,7 +3,9 @@
 // fan-out failures and admission control (per lane: in flight, queued,
 // limit, waits, sheds; Metrics implements admission.Observer), and,
 // registered apart by NewRollup, the rollup worker's lag, dirty intervals
-// and intervals computed (Rollup implements aggregate.RollObserver).
+// and intervals computed (Rollup implements aggregate.RollObserver), and by
+// NewAutopilot, the autopilot's view of each policy (width in force, p99
+// partition, band, out-of-band) and its actions, rounds and lease.
 //
 // Contract:
 //   - Every collector is registered on the prometheus.Registerer the caller

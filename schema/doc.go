@@ -81,5 +81,15 @@
 // HotKeysTable once (concurrent promotions agree on one instant);
 // Promotions and ScanPromotions read them back for repositories.
 //
+// # Latest values, rollups, the autopilot and the block-list
+//
+// A view with LatestOf is a latest-value view of another (CheckLatest). A
+// Rollup keeps per-interval aggregates of a view's numeric columns in
+// tables of its own (CheckRollups, RollupDDL, ApplyRollups). An
+// AutopilotPolicy is what the autopilot may change for a view (the views
+// file's autopilot section; *PolicyError, ErrBadPolicy). BlockKey and
+// UnblockKey edit a view's block-list (BlockedKeysTable), which
+// repositories read with the promotions (BlockedKeys, ScanBlockedKeys).
+//
 // Functions taking a *gocql.Session do I/O; everything else is pure.
 package schema
