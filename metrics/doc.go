@@ -9,11 +9,12 @@
 //
 // Contract:
 //   - Every collector is registered on the prometheus.Registerer the caller
-//     passes to New or NewSizePoller; nothing touches the default registry and
-//     the package keeps no global state.
+//     passes to New, NewSizePoller, NewRollup or NewAutopilot; nothing
+//     touches the default registry and the package keeps no global state.
 //   - Metric names follow tsbucket_<subsystem>_<name>_<unit>. Labels carry only
-//     bounded values chosen by the caller (table, keyspace, operation,
-//     consistency, outcome, error class, rank, write shard); a partition key,
+//     bounded values (table, keyspace, operation, consistency, outcome, error
+//     class, source, dimension, level, rank, write shard, kind, bound, and
+//     admission's lane and reason); a partition key,
 //     an ID or a bucket is never a label. A write shard is a number below
 //     ShardLabels (256, schema.MaxShards), so tsbucket_shard_writes_total
 //     has at most 257 series a table (ShardInvalid for a shard out of
