@@ -83,7 +83,7 @@ func (f *autopilotFlags) policies(fs *flag.FlagSet) ([]schema.AutopilotPolicy, e
 	if err := f.fleet.CheckLead(f.lead); err != nil {
 		return nil, usageErr("--lead: %v", err)
 	}
-	file, err := loadViewsFile(f.viewsPath)
+	file, err := loadViewsFile("--views", f.viewsPath)
 	if err != nil {
 		return nil, err
 	}

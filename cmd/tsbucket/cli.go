@@ -52,7 +52,7 @@ func commands() []command {
 	return []command{
 		{"demo", "run the chat and IoT workloads against a cluster (or one it starts) and print a summary", runDemo},
 		{"plan", "size the buckets of a view from its busiest key; with --views/--view, judge the view's width", runPlan},
-		{"schema", "print, apply or check the schema of a views file or of a keyspace (schema print|apply|check)", runSchema},
+		{"schema", "print, apply or check the schema of a views file or of a keyspace (schema print|apply|check|rebucket|drop)", runSchema},
 		{"views", "list the views registered in a keyspace: key, ID kind, scheme, TTL, compaction window", runViews},
 		{"read", "read one key of any registered view, bucket by bucket: latest N, a range, either direction, by cursor", runRead},
 		{"inspect", "buckets and rows per bucket of a key of any registered view, or a table's partition size estimates", runInspect},

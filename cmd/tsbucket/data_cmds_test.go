@@ -37,7 +37,7 @@ func TestAggregateFlagsCheckedBeforeConnecting(t *testing.T) {
 		{[]string{"--agg", "count(*)", "--every", "1500ms"}, "--every: "},
 		{[]string{"--agg", "count(*)", "--every", "1h", "--calendar-days", "UTC"}, "--every: "},
 		{[]string{"--rollups", "testdata/nope.yaml"}, "needs both --every and --agg"},
-		{[]string{"--agg", "count(*)", "--every", "1h", "--rollups", "testdata/nope.yaml"}, "--views: load views file"},
+		{[]string{"--agg", "count(*)", "--every", "1h", "--rollups", "testdata/nope.yaml"}, "--rollups: load views file"},
 	} {
 		code, _, errOut := runCmd(t, append(base, c.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {

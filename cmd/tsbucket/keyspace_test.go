@@ -13,7 +13,7 @@ import (
 func TestSchemaApplyKeepsFileReplication(t *testing.T) {
 	e := env{stdout: io.Discard, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}
 	const file = "../../schema/testdata/viewsfile/shop.yaml"
-	f, err := loadViewsFile(file)
+	f, err := loadViewsFile("--views", file)
 	if err != nil {
 		t.Fatal(err)
 	}

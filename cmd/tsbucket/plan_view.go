@@ -67,7 +67,7 @@ func loadPlanView(ctx context.Context, fs *flag.FlagSet, c clusterFlags, path, n
 // registered in the keyspace of c; source says where, for messages.
 func planViews(ctx context.Context, c clusterFlags, path string) ([]schema.View, string, error) {
 	if path != "" {
-		f, err := loadViewsFile(path)
+		f, err := loadViewsFile("--views", path)
 		return f.Views, "of " + path, err
 	}
 	if err := c.validate(true); err != nil {

@@ -105,7 +105,7 @@ func (f readFlags) aggregateQuery(fs *flag.FlagSet) (aggregate.Query, error) {
 		return q, usageErr("--agg: %v", err)
 	}
 	if f.agg.rollups != "" {
-		if _, err := loadViewsFile(f.agg.rollups); err != nil { // read again once the view is known
+		if _, err := loadViewsFile("--rollups", f.agg.rollups); err != nil { // read again once the view is known
 			return q, err
 		}
 	}

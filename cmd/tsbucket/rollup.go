@@ -85,7 +85,7 @@ func (f *rollupFlags) check(fs *flag.FlagSet) (schema.Rollup, schema.View, error
 	if f.views == "" {
 		return schema.Rollup{}, schema.View{}, usageErr("--views is required")
 	}
-	vf, err := loadViewsFile(f.views)
+	vf, err := loadViewsFile("--views", f.views)
 	if err != nil {
 		return schema.Rollup{}, schema.View{}, err
 	}
@@ -139,7 +139,7 @@ func useRollups(r *repo.Repo[repo.Record], v schema.View, path string) (bool, er
 	if path == "" {
 		return false, nil
 	}
-	vf, err := loadViewsFile(path)
+	vf, err := loadViewsFile("--rollups", path)
 	if err != nil {
 		return false, err
 	}
@@ -182,7 +182,7 @@ func declaredRollups(path string) ([]schema.Rollup, error) {
 	if path == "" {
 		return nil, nil
 	}
-	vf, err := loadViewsFile(path)
+	vf, err := loadViewsFile("--rollups", path)
 	if err != nil {
 		return nil, err
 	}

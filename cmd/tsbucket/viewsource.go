@@ -16,15 +16,16 @@ import (
 // reference views files (--workload), or the views registered in the
 // keyspace (the default of every command that reaches a cluster).
 
-// loadViewsFile reads and checks a views file. Every problem is a usage
-// error listing each file:line:col message on a line of its own.
-func loadViewsFile(path string) (schema.ViewsFile, error) {
+// loadViewsFile reads and checks the views file at path, given by flag
+// (--views, --rollups). Every problem is a usage error naming the flag and
+// listing each file:line:col message on a line of its own.
+func loadViewsFile(flag, path string) (schema.ViewsFile, error) {
 	f, err := schema.LoadViewsFile(path)
 	if errors.Is(err, schema.ErrBadViewsFile) {
-		return f, usageErr("bad views file, nothing done:\n  %s", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		return f, usageErr("%s: bad views file, nothing done:\n  %s", flag, strings.ReplaceAll(err.Error(), "\n", "\n  "))
 	}
 	if err != nil {
-		return f, usageErr("--views: %v", err)
+		return f, usageErr("%s: %v", flag, err)
 	}
 	return f, nil
 }
@@ -65,7 +66,7 @@ func viewsOf(path, workload string) (f schema.ViewsFile, source string, ok bool,
 	case path != "" && workload != "":
 		return f, "", false, usageErr("give --views or --workload, not both")
 	case path != "":
-		f, err = loadViewsFile(path)
+		f, err = loadViewsFile("--views", path)
 		return f, "views of " + path, err == nil, err
 	case workload != "":
 		f, err = workloadFile(workload)
