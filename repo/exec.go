@@ -118,7 +118,7 @@ func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
 	}
 	// Only the row mapping of gocqlx is used: the values are bound already.
 	qx := &gocqlx.Queryx{Query: q, Names: s.Names, Mapper: e.mapper}
-	return &gocqlRows{Iterx: qx.Iter()}
+	return gocqlRows{qx.Iter()}
 }
 
 // query is s as a gocql query bound to ctx. WithContext returns a copy of

@@ -11,25 +11,31 @@ import (
 // null as its type's zero value (0, "", an empty blob), so a Record read
 // and written back (tsbucket repair and backfill do) wrote a value where
 // there had been none.
+//
+// It is one pointer, so returning it as Rows allocates nothing: the
+// columns' destinations are made per row, as gocql's own MapScan makes
+// them (RowData).
 type gocqlRows struct {
 	*gocqlx.Iterx
-	cols   []string // as gocql's MapScan names them: a tuple's elements are "c[0]", "c[1]"...
-	dests  []any    // a **T per column, for gocql to set nil on a null
-	failed bool     // the columns' types could not be made: gocql's MapScan
 }
 
-func (r *gocqlRows) MapScan(m map[string]any) bool {
-	if r.cols == nil && !r.failed {
-		r.prepare()
+func (r gocqlRows) MapScan(m map[string]any) bool {
+	// As gocql's: the columns as it names them (a tuple's elements are
+	// "c[0]", "c[1]"...), each scanned into a **T, which gocql sets nil
+	// on a null.
+	rd, err := r.Iter.RowData()
+	if err != nil {
+		return r.Iter.MapScan(m) // the iterator failed: its MapScan says so
 	}
-	if r.failed {
-		return r.Iter.MapScan(m)
+	dests := make([]any, len(rd.Values))
+	for i, v := range rd.Values {
+		dests[i] = reflect.New(reflect.TypeOf(v)).Interface()
 	}
-	if !r.Iter.Scan(r.dests...) {
+	if !r.Iter.Scan(dests...) {
 		return false
 	}
-	for i, c := range r.cols {
-		p := reflect.ValueOf(r.dests[i]).Elem() // the *T gocql set: nil for a null
+	for i, c := range rd.Columns {
+		p := reflect.ValueOf(dests[i]).Elem() // the *T gocql set: nil for a null
 		if p.IsNil() {
 			m[c] = nil
 			continue
@@ -37,19 +43,4 @@ func (r *gocqlRows) MapScan(m map[string]any) bool {
 		m[c] = p.Elem().Interface() // gocql allocates a new T per row: nothing is shared
 	}
 	return true
-}
-
-// prepare makes a destination per column of the result, of the type
-// gocql's MapScan would give it.
-func (r *gocqlRows) prepare() {
-	rd, err := r.Iter.RowData()
-	if err != nil {
-		r.failed = true // an iterator that failed: its MapScan says so
-		return
-	}
-	r.cols = rd.Columns
-	r.dests = make([]any, len(rd.Values))
-	for i, v := range rd.Values {
-		r.dests[i] = reflect.New(reflect.TypeOf(v)).Interface()
-	}
 }
