@@ -20,7 +20,8 @@ import (
 //	       | timestamp | timeuuid | tinyint | uuid | varchar | varint
 //
 // counter is left out on purpose: counter tables cannot hold other value
-// columns nor a TTL. User-defined types are not supported.
+// columns nor a TTL. A duration cannot be a set's element nor a map's key
+// (the server refuses both: durations have no order). User-defined types are not supported.
 
 const (
 	maxTypeLen   = 256 // longer type texts are refused before parsing
@@ -194,10 +195,10 @@ func (p *typeParser) parse(depth int) (cqlType, error) {
 		return cqlType{name: name}, nil
 	case name == "frozen":
 		return p.parseFrozen(depth)
-	case name == "list" || name == "set":
+	case name == "list":
 		return p.parseArgs(name, 1, depth)
-	case name == "map":
-		return p.parseArgs(name, 2, depth)
+	case name == "set" || name == "map":
+		return p.parseSorted(name, depth)
 	case name == "tuple":
 		return p.parseArgs(name, -1, depth)
 	case name == "vector":
@@ -225,6 +226,21 @@ func (p *typeParser) parseFrozen(depth int) (cqlType, error) {
 	}
 	t.frozen = true
 	return t, p.expect(">")
+}
+
+// parseSorted reads a set or a map, whose elements (keys) are kept sorted:
+// Cassandra and ScyllaDB refuse a duration there, frozen or not, since
+// durations have no order.
+func (p *typeParser) parseSorted(name string, depth int) (cqlType, error) {
+	n := 1
+	if name == "map" {
+		n = 2
+	}
+	t, err := p.parseArgs(name, n, depth)
+	if err == nil && t.args[0].name == "duration" {
+		return t, fmt.Errorf("durations are not allowed inside sets nor as map keys")
+	}
+	return t, err
 }
 
 // parseArgs reads <type, ...> with n arguments, or at least one if n < 0.

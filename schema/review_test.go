@@ -1,0 +1,28 @@
+package schema
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/tsbucket/tsbucket/bucket"
+)
+
+// Cassandra and ScyllaDB refuse a duration as a set element or a map key
+// ("Durations are not allowed inside sets", "... as map keys"), frozen or
+// not, so a view holding one must be refused before any DDL runs.
+func TestReviewDurationInSetOrMapKeyRefused(t *testing.T) {
+	for _, typ := range []string{"set<duration>", "frozen<set<duration>>", "map<duration, int>", "frozen<map<duration, text>>", "list<frozen<set<duration>>>"} {
+		v := View{
+			Name: "events", Key: []Column{{"device", "text"}}, Scheme: bucket.Hourly(),
+			ID: Column{Name: "event_id"}, Kind: bucket.UUIDv7{}, Values: []Column{{"d", typ}},
+		}
+		if err := v.Validate(); !errors.Is(err, ErrBadType) {
+			t.Errorf("%s: Validate = %v, want ErrBadType", typ, err)
+		}
+	}
+	for _, typ := range []string{"list<duration>", "map<int, duration>", "frozen<tuple<duration, int>>"} {
+		if _, err := NormalizeType(typ); err != nil {
+			t.Errorf("%s: %v, want accepted", typ, err)
+		}
+	}
+}
