@@ -16,6 +16,7 @@ const (
 	DriftMissingColumn   = "missing_column"
 	DriftExtraColumn     = "extra_column"
 	DriftType            = "type"
+	DriftColumnKind      = "column_kind" // a static column where a regular one is wanted
 	DriftPartitionKey    = "partition_key"
 	DriftClusteringKey   = "clustering_key"
 	DriftClusteringOrder = "clustering_order"
@@ -34,7 +35,7 @@ type Drift struct {
 	// Fix is a statement that resolves the drift online: CREATE TABLE for a
 	// missing table, ALTER TABLE ... ADD for a missing column, ALTER TABLE
 	// ... WITH for compaction, TTL and gc_grace. It is "" where no statement
-	// is safe: a changed type, key or clustering order needs a new table and
+	// is safe: a changed type, a static column, key or clustering order needs a new table and
 	// a backfill, and an extra column is left for a person to drop.
 	Fix string
 }
@@ -59,7 +60,8 @@ func orNone(s string) string {
 // Check compares the live schema of keyspace, read from system_schema,
 // with the tables the views need: the metadata table, each view's table
 // and each presence table. It reports every difference in a deterministic
-// order: missing tables and columns, extra columns, types, partition and
+// order: missing tables; for each column, missing, of another type or
+// static (one value per partition); extra columns; partition and
 // clustering keys, clustering order, compaction (class and TWCS window),
 // default TTL and gc_grace. No drift returns an empty slice. The keyspace
 // must be named: system_schema has no notion of a session keyspace.
@@ -165,6 +167,11 @@ func compareColumns(keyspace string, want table, got live) []Drift {
 			d = append(d, Drift{Table: want.name, Column: c.Name, Kind: DriftMissingColumn, Want: c.Type, Fix: fix})
 		case normalizeLive(lc.typ) != c.Type:
 			d = append(d, Drift{Table: want.name, Column: c.Name, Kind: DriftType, Want: c.Type, Got: lc.typ})
+		}
+		if ok && lc.kind == "static" {
+			// One value per partition, not per row: every write of the
+			// column overwrites it for the whole partition.
+			d = append(d, Drift{Table: want.name, Column: c.Name, Kind: DriftColumnKind, Want: "regular", Got: "static"})
 		}
 	}
 	var extra []string

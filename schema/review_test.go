@@ -26,3 +26,20 @@ func TestReviewDurationInSetOrMapKeyRefused(t *testing.T) {
 		}
 	}
 }
+
+// A live column that is static holds one value per partition: Check must
+// not report such a table as matching a view whose column is regular.
+func TestReviewCheckSeesStaticColumn(t *testing.T) {
+	want := sampleTable(t)
+	l := liveOf(want)
+	c := l.columns["payload"]
+	c.kind = "static"
+	l.columns["payload"] = c
+	d := compare("ks", want, l)
+	if len(d) != 1 || d[0].Column != "payload" {
+		t.Fatalf("compare = %v, want one drift on payload", d)
+	}
+	if d[0].Want != "regular" || d[0].Got != "static" {
+		t.Errorf("drift %v: want regular, got static", d[0])
+	}
+}
