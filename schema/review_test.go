@@ -2,7 +2,9 @@ package schema
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
 )
@@ -41,5 +43,38 @@ func TestReviewCheckSeesStaticColumn(t *testing.T) {
 	}
 	if d[0].Want != "regular" || d[0].Got != "static" {
 		t.Errorf("drift %v: want regular, got static", d[0])
+	}
+}
+
+// RollupDDL must not copy an unvalidated view's type text into CQL.
+func TestReviewRollupDDLValidatesSource(t *testing.T) {
+	v := View{
+		Name: "readings", Key: []Column{{"device", `text, "evil" int`}}, Scheme: bucket.Hourly(),
+		ID: Column{Name: "reading_id"}, Kind: bucket.UUIDv7{}, Values: []Column{{"temp", "double"}},
+	}
+	r := Rollup{Name: "readings_hourly", Source: "readings", Every: time.Hour, Columns: []string{"temp"}}
+	stmts, err := RollupDDL("ks", []View{v}, []Rollup{r})
+	if err == nil {
+		t.Fatalf("RollupDDL accepted a view Validate refuses:\n%s", strings.Join(stmts, "\n"))
+	}
+	if !errors.Is(err, ErrBadType) {
+		t.Errorf("err = %v, want ErrBadType", err)
+	}
+}
+
+// A rollup's key columns are printed in the canonical type text, like the
+// view's own table.
+func TestReviewRollupDDLCanonicalTypes(t *testing.T) {
+	v := View{
+		Name: "readings", Key: []Column{{"device", "VARCHAR"}}, Scheme: bucket.Hourly(),
+		ID: Column{Name: "reading_id"}, Kind: bucket.UUIDv7{}, Values: []Column{{"temp", " Double "}},
+	}
+	r := Rollup{Name: "readings_hourly", Source: "readings", Every: time.Hour, Columns: []string{"temp"}}
+	stmts, err := RollupDDL("ks", []View{v}, []Rollup{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stmts[0], `"device" text,`) || !strings.Contains(stmts[0], `"min_temp" double,`) {
+		t.Errorf("got\n%s", stmts[0])
 	}
 }

@@ -197,7 +197,11 @@ func RollupColumnType(src View, c string) (t string, ok bool) {
 	if i < 0 {
 		return "", false
 	}
-	switch strings.ToLower(src.Values[i].Type) {
+	typ, err := NormalizeType(src.Values[i].Type)
+	if err != nil {
+		return "", true
+	}
+	switch typ {
 	case "tinyint", "smallint", "int", "bigint", "counter":
 		return "bigint", true
 	case "float", "double":
@@ -207,13 +211,19 @@ func RollupColumnType(src View, c string) (t string, ok bool) {
 }
 
 // RollupDDL is the CREATE TABLE IF NOT EXISTS statements of the rollups'
-// tables, after CheckRollups: nothing is returned for a refused rollup.
+// tables, after CheckRollups and View.Validate of every view: nothing is
+// returned for a refused rollup or view.
 func RollupDDL(keyspace string, views []View, rollups []Rollup) ([]string, error) {
 	if err := ValidateIdentifier(keyspace); err != nil {
 		return nil, err
 	}
 	if err := CheckRollups(views, rollups); err != nil {
 		return nil, err
+	}
+	for _, v := range views {
+		if err := v.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	var stmts []string
 	for _, r := range rollups {
@@ -230,7 +240,7 @@ func RollupDDL(keyspace string, views []View, rollups []Rollup) ([]string, error
 func rollupTables(ks string, src View, r Rollup) []string {
 	q := Quote
 	var key, keyNames []string
-	for _, k := range src.Key {
+	for _, k := range normalizeColumns(src.Key) {
 		key = append(key, fmt.Sprintf("  %s %s,", q(k.Name), k.Type))
 		keyNames = append(keyNames, q(k.Name))
 	}
