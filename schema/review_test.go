@@ -78,3 +78,20 @@ func TestReviewRollupDDLCanonicalTypes(t *testing.T) {
 		t.Errorf("got\n%s", stmts[0])
 	}
 }
+
+// DELETE with a column list names its table after FROM: Migrate must
+// qualify it like DELETE FROM.
+func TestReviewQualifyDeleteColumns(t *testing.T) {
+	for in, want := range map[string]string{
+		`DELETE v FROM t WHERE k = 1`:                 `DELETE v FROM "ks".t WHERE k = 1`,
+		`DELETE "a", m['from'] FROM t WHERE k = 1`:    `DELETE "a", m['from'] FROM "ks".t WHERE k = 1`,
+		`DELETE v FROM other.t WHERE k = 1`:           `DELETE v FROM other.t WHERE k = 1`,
+		`delete "from" from t where k = 1`:            `delete "from" from "ks".t where k = 1`,
+		`DELETE FROM t USING TIMESTAMP 1 WHERE k = 1`: `DELETE FROM "ks".t USING TIMESTAMP 1 WHERE k = 1`,
+		`DELETE FROM t WHERE k = ' from x'`:           `DELETE FROM "ks".t WHERE k = ' from x'`,
+	} {
+		if got := qualifyTable("ks", in); got != want {
+			t.Errorf("qualifyTable(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
