@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"slices"
+
+	"github.com/tsbucket/tsbucket/bucket"
 )
 
 // CheckLatest checks every latest-value view of views against its source,
@@ -36,9 +38,9 @@ func checkLatestSource(v View, byName map[string]View) error {
 		return fmt.Errorf("%w: the source is itself a latest-value view", ErrBadView)
 	case columnsText(src.Key) != columnsText(v.Key):
 		return fmt.Errorf("%w: key %s differs from the source's %s", ErrBadView, columnsText(v.Key), columnsText(src.Key))
-	case columnsText([]Column{src.ID}) != columnsText([]Column{v.ID}) || src.Kind.Name() != v.Kind.Name():
+	case columnsText([]Column{src.ID}) != columnsText([]Column{v.ID}) || kindText(src.Kind) != kindText(v.Kind):
 		return fmt.Errorf("%w: id %s (%s) differs from the source's %s (%s)", ErrBadView,
-			columnsText([]Column{v.ID}), v.Kind.Name(), columnsText([]Column{src.ID}), src.Kind.Name())
+			columnsText([]Column{v.ID}), kindText(v.Kind), columnsText([]Column{src.ID}), kindText(src.Kind))
 	}
 	for _, c := range v.Values {
 		i := slices.IndexFunc(src.Values, func(s Column) bool { return s.Name == c.Name })
@@ -50,4 +52,13 @@ func checkLatestSource(v View, byName map[string]View) error {
 		}
 	}
 	return nil
+}
+
+// kindText is the full text of an ID kind (its parameters too: two
+// snowflakes of different epochs are different kinds), "none" for nil.
+func kindText(k bucket.Kind) string {
+	if k == nil {
+		return "none"
+	}
+	return k.String()
 }

@@ -95,3 +95,39 @@ func TestReviewQualifyDeleteColumns(t *testing.T) {
 		}
 	}
 }
+
+// CheckLatest promises the same ID kind; two snowflakes of different epochs
+// are different kinds.
+func TestReviewCheckLatestKindParameters(t *testing.T) {
+	src := View{
+		Name: "readings", Key: []Column{{"device", "text"}}, Scheme: bucket.Hourly(),
+		ID: Column{Name: "reading_id"}, Kind: bucket.DiscordSnowflake(), Values: []Column{{"temp", "double"}},
+	}
+	latest := View{
+		Name: "latest_reading", LatestOf: "readings", Key: []Column{{"device", "text"}},
+		ID: Column{Name: "reading_id"}, Kind: bucket.TwitterSnowflake(), Values: []Column{{"temp", "double"}},
+	}
+	if err := CheckLatest([]View{src, latest}); !errors.Is(err, ErrBadView) {
+		t.Errorf("CheckLatest = %v, want ErrBadView", err)
+	}
+}
+
+// A latest-value view without an ID kind is a bad view, not a panic.
+func TestReviewDDLLatestWithoutKind(t *testing.T) {
+	src := View{
+		Name: "readings", Key: []Column{{"device", "text"}}, Scheme: bucket.Hourly(),
+		ID: Column{Name: "reading_id", Type: "bigint"}, Values: []Column{{"temp", "double"}},
+	}
+	latest := View{
+		Name: "latest_reading", LatestOf: "readings", Key: []Column{{"device", "text"}},
+		ID: Column{Name: "reading_id", Type: "bigint"}, Values: []Column{{"temp", "double"}},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("DDL panicked: %v", r)
+		}
+	}()
+	if _, err := DDL("ks", []View{src, latest}); !errors.Is(err, ErrBadView) {
+		t.Errorf("DDL = %v, want ErrBadView", err)
+	}
+}
