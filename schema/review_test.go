@@ -131,3 +131,25 @@ func TestReviewDDLLatestWithoutKind(t *testing.T) {
 		t.Errorf("DDL = %v, want ErrBadView", err)
 	}
 }
+
+// Marshal promises ParseViewsFile(Marshal(f)) == f.
+func TestReviewMarshalShardsOne(t *testing.T) {
+	f := ViewsFile{
+		Keyspace: Keyspace{Name: "ks", Replication: map[string]int{"dc1": 3}},
+		Views: []View{{
+			Name: "readings", Key: []Column{{"device", "text"}}, Scheme: bucket.Hourly(),
+			ID: Column{Name: "reading_id"}, Kind: bucket.UUIDv7{}, Shards: 1,
+		}},
+	}
+	out, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseViewsFile("x", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Views[0].Shards != f.Views[0].Shards {
+		t.Errorf("Shards %d came back %d:\n%s", f.Views[0].Shards, back.Views[0].Shards, out)
+	}
+}

@@ -92,7 +92,7 @@ func vfViewNode(v View) *yaml.Node {
 	if v.LowCardinalityKey {
 		m.add("low_cardinality_key", vfScalar("!!bool", "true"))
 	}
-	if v.Sharded() {
+	if v.Shards != 0 { // 1 too: it reads back as 1, not as the 0 of an omitted field
 		m.add("shards", vfScalar("!!int", strconv.Itoa(v.Shards)))
 	}
 	if v.PerKeyShards {
