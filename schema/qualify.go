@@ -3,11 +3,11 @@ package schema
 import "regexp"
 
 // tableHead matches the head of a statement that names one table, up to and
-// including that name: CREATE TABLE [IF NOT EXISTS], ALTER TABLE, DROP TABLE
+// including that name: CREATE TABLE [IF NOT EXISTS], ALTER TABLE [IF EXISTS], DROP TABLE
 // [IF EXISTS], TRUNCATE [TABLE], INSERT INTO, UPDATE, DELETE [columns] FROM and CREATE
 // [CUSTOM] INDEX [IF NOT EXISTS] [name] ON. Group 2 is the table name, group
 // 3 what follows it ('.' when the name was a keyspace).
-var tableHead = regexp.MustCompile(`(?is)^(\s*(?:create\s+table(?:\s+if\s+not\s+exists)?|alter\s+table|drop\s+table(?:\s+if\s+exists)?|truncate(?:\s+table)?|insert\s+into|update|delete(?:\s+(?:"(?:[^"]|"")*"|'(?:[^']|'')*'|[^"';])*?)?\s+from|create\s+(?:custom\s+)?index(?:\s+if\s+not\s+exists)?(?:\s+(?:"(?:[^"]|"")+"|\w+))?\s+on)\s+)("(?:[^"]|"")+"|\w+)(\s*\.?)`)
+var tableHead = regexp.MustCompile(`(?is)^(\s*(?:create\s+table(?:\s+if\s+not\s+exists)?|alter\s+table(?:\s+if\s+exists)?|drop\s+table(?:\s+if\s+exists)?|truncate(?:\s+table)?|insert\s+into|update|delete(?:\s+(?:"(?:[^"]|"")*"|'(?:[^']|'')*'|[^"';])*?)?\s+from|create\s+(?:custom\s+)?index(?:\s+if\s+not\s+exists)?(?:\s+(?:"(?:[^"]|"")+"|\w+))?\s+on)\s+)("(?:[^"]|"")+"|\w+)(\s*\.?)`)
 
 // qualifyTable returns stmt with its table name qualified by keyspace when
 // the statement names its table bare, so migration files written with bare

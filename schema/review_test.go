@@ -153,3 +153,18 @@ func TestReviewMarshalShardsOne(t *testing.T) {
 		t.Errorf("Shards %d came back %d:\n%s", f.Views[0].Shards, back.Views[0].Shards, out)
 	}
 }
+
+// Cassandra 5's ALTER TABLE [IF EXISTS] table: the idempotent ALTER a
+// migration should use must have its table qualified, not "IF".
+func TestReviewQualifyAlterTableIfExists(t *testing.T) {
+	for in, want := range map[string]string{
+		`ALTER TABLE IF EXISTS t ADD IF NOT EXISTS v int`:     `ALTER TABLE IF EXISTS "ks".t ADD IF NOT EXISTS v int`,
+		`alter table if exists "t" with gc_grace_seconds = 1`: `alter table if exists "ks"."t" with gc_grace_seconds = 1`,
+		`ALTER TABLE IF EXISTS other.t ADD v int`:             `ALTER TABLE IF EXISTS other.t ADD v int`,
+		`ALTER TABLE if_log ADD v int`:                        `ALTER TABLE "ks".if_log ADD v int`,
+	} {
+		if got := qualifyTable("ks", in); got != want {
+			t.Errorf("qualifyTable(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
