@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/internal/cqltext"
 )
 
 // Cassandra and ScyllaDB refuse a duration as a set element or a map key
@@ -165,6 +166,33 @@ func TestReviewQualifyAlterTableIfExists(t *testing.T) {
 	} {
 		if got := qualifyTable("ks", in); got != want {
 			t.Errorf("qualifyTable(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
+
+// Migrate runs each statement through execDDL, which marks it idempotent
+// (retried after a timeout) when cqltext.IsConditionalDDL says it is DDL
+// with IF [NOT] EXISTS. An UPDATE or DELETE ... IF EXISTS is a lightweight
+// transaction whose retry can apply it twice (a list append, a counter-like
+// a = a + 1) and answers "not applied" to the write that did apply.
+func TestReviewConditionalDMLIsNotIdempotentDDL(t *testing.T) {
+	for _, stmt := range []string{
+		`UPDATE t SET l = l + [1] WHERE k = 1 IF EXISTS`,
+		`update t set n = 2 where k = 1 if exists`,
+		`DELETE FROM t WHERE k = 1 IF EXISTS`,
+		`BEGIN BATCH UPDATE t SET l = l + [1] WHERE k = 1 IF EXISTS APPLY BATCH`,
+	} {
+		if cqltext.IsConditionalDDL(stmt) {
+			t.Errorf("IsConditionalDDL(%q) = true", stmt)
+		}
+	}
+	for _, stmt := range []string{
+		`CREATE TABLE IF NOT EXISTS t (k int PRIMARY KEY)`,
+		`ALTER TABLE IF EXISTS t ADD IF NOT EXISTS v int`,
+		`  drop index if exists i`,
+	} {
+		if !cqltext.IsConditionalDDL(stmt) {
+			t.Errorf("IsConditionalDDL(%q) = false", stmt)
 		}
 	}
 }
