@@ -196,3 +196,16 @@ func TestReviewConditionalDMLIsNotIdempotentDDL(t *testing.T) {
 		}
 	}
 }
+
+// Every other DDL function refuses a system keyspace (validateKeyspace);
+// RollupDDL only checked the identifier.
+func TestReviewRollupDDLRefusesSystemKeyspace(t *testing.T) {
+	v := View{
+		Name: "readings", Key: []Column{{"device", "text"}}, Scheme: bucket.Hourly(),
+		ID: Column{Name: "reading_id"}, Kind: bucket.UUIDv7{}, Values: []Column{{"temp", "double"}},
+	}
+	r := Rollup{Name: "readings_hourly", Source: "readings", Every: time.Hour, Columns: []string{"temp"}}
+	if _, err := RollupDDL("system_auth", []View{v}, []Rollup{r}); !errors.Is(err, ErrBadIdentifier) {
+		t.Errorf("RollupDDL(system_auth) = %v, want ErrBadIdentifier", err)
+	}
+}

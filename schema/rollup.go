@@ -214,7 +214,7 @@ func RollupColumnType(src View, c string) (t string, ok bool) {
 // tables, after CheckRollups and View.Validate of every view: nothing is
 // returned for a refused rollup or view.
 func RollupDDL(keyspace string, views []View, rollups []Rollup) ([]string, error) {
-	if err := ValidateIdentifier(keyspace); err != nil {
+	if err := validateKeyspace(keyspace); err != nil {
 		return nil, err
 	}
 	if err := CheckRollups(views, rollups); err != nil {
