@@ -57,7 +57,9 @@ type AutopilotPolicy struct {
 	// (between the instants they take effect). Default: DefaultMinPeriod.
 	MinPeriod time.Duration
 	// Hysteresis is how far, as a fraction of the bound, the p99 must be
-	// outside the band before the width changes, in [0, 1). Default 0.1.
+	// outside the band before the width changes, in (0, 1). 0 (unset)
+	// means the default, DefaultHysteresis (0.1): a policy always keeps
+	// some.
 	Hysteresis float64
 	// BlockAboveRows is the hard ceiling of a key's partition: a key whose
 	// fleet-wide rows in one closed bucket, divided by its shards once

@@ -16,7 +16,11 @@ type Migration struct {
 	Version    int
 	Name       string
 	Statements []string // comments removed, trimmed, without the ';'
-	Checksum   string   // hex SHA-256 of the statements: edits to comments or blank lines do not change it
+	// Checksum is the hex SHA-256 of the statements. Comments and blank
+	// lines between statements, and whitespace around them, do not change
+	// it; a comment or a line break inside a statement does (it is part
+	// of the statement's text as applied).
+	Checksum string
 }
 
 // LoadMigrations reads the *.cql files at the root of fsys, ordered by
