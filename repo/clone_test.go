@@ -85,15 +85,7 @@ func TestCoalescedRecordsAreEachCallersOwn(t *testing.T) {
 	for i := 1; i < n; i++ {
 		wg.Go(func() { results[i], _, _ = g.do(t.Context(), "k", read) })
 	}
-	for {
-		g.mu.Lock()
-		waiting := g.flights["k"].waiters
-		g.mu.Unlock()
-		if waiting == n-1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitForFollowers(g, "k", n-1)
 	close(release)
 	wg.Wait()
 	results[1].Items[0]["extra"] = true

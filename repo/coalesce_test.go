@@ -32,15 +32,7 @@ func TestFlightGroupJoinsInFlight(t *testing.T) {
 	for i := 1; i < n; i++ {
 		wg.Go(func() { results[i], coalesced[i], _ = g.do(t.Context(), "k", read) })
 	}
-	for { // every follower waits before the leader finishes
-		g.mu.Lock()
-		waiting := g.flights["k"].waiters
-		g.mu.Unlock()
-		if waiting == n-1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitForFollowers(g, "k", n-1) // every follower waits before the leader finishes
 	close(release)
 	wg.Wait()
 	if got := calls.Load(); got != 1 {
@@ -107,17 +99,22 @@ func TestFlightGroupLeaderCancelled(t *testing.T) {
 		}
 		got <- err
 	}()
-	for {
-		g.mu.Lock()
-		waiting := g.flights["k"].waiters
-		g.mu.Unlock()
-		if waiting == 1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitForFollowers(g, "k", 1)
 	close(release)
 	if err := <-got; err != nil {
 		t.Error(err)
+	}
+}
+
+// waitForFollowers returns once n readers wait on the flight of key.
+func waitForFollowers[T any](g *flightGroup[T], key string, n int) {
+	for {
+		g.mu.Lock()
+		waiting := g.flights[key].waiters
+		g.mu.Unlock()
+		if waiting == n {
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
