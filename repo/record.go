@@ -54,15 +54,16 @@ func scanItem[T any](rows Rows, t *T) bool {
 // of the repository has (ErrUnknownColumn: a misspelt name would have been
 // dropped without a word) or holds a value whose Go type cannot carry its
 // column's CQL type (ErrBadItem: the driver would refuse it per statement,
-// after other views' rows were sent). A nil value is a null.
+// after other views' rows were sent). A nil value, or a nil pointer, is a
+// null.
 func (r *Repo[T]) checkRecord(rec Record) error {
 	for name, val := range rec {
 		typ, isKey, ok := r.recordColumnType(name)
 		if !ok {
 			return fmt.Errorf("%w: %s: no view has the column", ErrUnknownColumn, name)
 		}
-		if val == nil || typ == "" {
-			continue
+		if rv := reflect.ValueOf(val); !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil() || typ == "" {
+			continue // a null: nil, or a nil pointer
 		}
 		// A key value must be what a read's Key holds (Key.checkTypes): it
 		// names the partition, its presence entry and its shard.

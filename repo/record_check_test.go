@@ -51,8 +51,9 @@ func TestRecordPutChecksColumns(t *testing.T) {
 	}
 	good := []Record{
 		rec(),
-		rec("body", nil),          // a null
-		rec("body", []byte("hi")), // gocql marshals a []byte into text
+		rec("body", nil),            // a null
+		rec("body", (*string)(nil)), // a null too
+		rec("body", []byte("hi")),   // gocql marshals a []byte into text
 		rec("body", "hi", "author_id", int32(3)),
 	}
 	for _, g := range good {
