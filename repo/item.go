@@ -144,10 +144,10 @@ func (k Key) validate(cols []schema.Column) error {
 // error from the driver. Types it does not know are left to the driver.
 func (k Key) checkTypes(cols []schema.Column) error {
 	for i, c := range cols {
-		if !intInRange(c.Type, reflect.ValueOf(k[i])) {
-			return rangeError(i, k[i], c)
-		}
-		if !fits(c.Type, reflect.ValueOf(k[i])) {
+		if v := reflect.ValueOf(k[i]); !fits(c.Type, v) {
+			if !intInRange(c.Type, v) {
+				return rangeError(i, k[i], c)
+			}
 			return fmt.Errorf("%w: key value %d is %T, column %s is %s", ErrBadKey, i, k[i], c.Name, c.Type)
 		}
 	}

@@ -104,10 +104,8 @@ func (f readFlags) aggregateQuery(fs *flag.FlagSet) (aggregate.Query, error) {
 	if q.Aggs, err = aggregate.Parse(f.agg.aggs); err != nil {
 		return q, usageErr("--agg: %v", err)
 	}
-	if f.agg.rollups != "" {
-		if _, err := loadViewsFile("--rollups", f.agg.rollups); err != nil { // read again once the view is known
-			return q, err
-		}
+	if _, err := declaredRollups(f.agg.rollups); err != nil { // read again once the view is known
+		return q, err
 	}
 	if f.oldestFirst {
 		q.Direction = repo.OldestFirst

@@ -139,21 +139,12 @@ func useRollups(r *repo.Repo[repo.Record], v schema.View, path string) (bool, er
 	if path == "" {
 		return false, nil
 	}
-	vf, err := loadViewsFile("--rollups", path)
+	rollups, err := declaredRollups(path)
 	if err != nil {
 		return false, err
 	}
-	var mine []schema.Rollup
-	for _, ru := range vf.Rollups {
-		if ru.Source == v.Name {
-			mine = append(mine, ru)
-		}
-	}
-	if len(mine) == 0 {
-		return false, usageErr("--rollups %s declares no rollup of view %s", path, v.Name)
-	}
-	if err := r.AddRollups(mine...); err != nil {
-		return false, usageErr("--rollups: %v", err)
+	if err := addTargetRollups(r, path, rollups, []schema.View{v}); err != nil {
+		return false, err
 	}
 	return true, nil
 }
@@ -194,8 +185,9 @@ func declaredRollups(path string) ([]schema.Rollup, error) {
 
 // addTargetRollups adds to r the rollups whose source is one of targets:
 // the rows repair and backfill write there then mark the intervals those
-// rollups have rolled (repo.Repair). A file that declares rollups of none
-// of them is a usage error: the flag would do nothing.
+// rollups have rolled (repo.Repair), and an aggregate read of the one view
+// read uses them. A file that declares rollups of none of them is a usage
+// error: the flag would do nothing.
 func addTargetRollups(r *repo.Repo[repo.Record], path string, rollups []schema.Rollup, targets []schema.View) error {
 	if len(rollups) == 0 {
 		return nil
