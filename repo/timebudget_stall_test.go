@@ -13,23 +13,8 @@ import (
 // with ErrNoProgress; they re-sent it forever before, until the caller's
 // context ended, and a caller without a deadline never got control back.
 func TestAllStopsWhenNoPageProgresses(t *testing.T) {
-	views := noteViews()
-	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
-	head := bucketOf(t, views[0].Scheme, fixedNow)
 	calls := 0
-	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
-		Read: ReadOptions{NoCoalesce: true},
-		WrapExecutor: func(Executor) Executor {
-			return countingSlow{slowBucket{Executor: fake, table: "by_room", bucket: head}, &calls}
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := note{Room: "r", EditID: snowflakeFor(t, fixedNow.Add(-time.Second)), Body: "x"}
-	n.NoteID = n.EditID
-	if err := r.Put(t.Context(), &n); err != nil {
-		t.Fatal(err)
-	}
+	r := slowHeadRepo(t, func(s slowBucket) Executor { return countingSlow{s, &calls} })
 	q := Query{View: "by_room", Key: Key{"r"}, Limit: 10, TimeBudget: 5 * time.Millisecond}
 	// A deadline far beyond what the bounded retries take: before the fix
 	// the test ran into it.

@@ -81,20 +81,7 @@ func TestTimeBudgetReturnsWhatItHas(t *testing.T) {
 // time says so with an empty cursor (read it again); a later page gives its
 // own cursor back; the caller's own cancel is still an error.
 func TestTimeBudgetBeforeAnyBucket(t *testing.T) {
-	views := noteViews()
-	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
-	head := bucketOf(t, views[0].Scheme, fixedNow)
-	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
-		Read:         ReadOptions{NoCoalesce: true},
-		WrapExecutor: func(Executor) Executor { return slowBucket{Executor: fake, table: "by_room", bucket: head} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := note{Room: "r", EditID: snowflakeFor(t, fixedNow.Add(-time.Second)), Body: "x"}
-	n.NoteID = n.EditID
-	if err := r.Put(t.Context(), &n); err != nil {
-		t.Fatal(err)
-	}
+	r := slowHeadRepo(t, func(s slowBucket) Executor { return s })
 	q := Query{View: "by_room", Key: Key{"r"}, Limit: 10, TimeBudget: 50 * time.Millisecond}
 	p, err := r.Read(t.Context(), q)
 	if err != nil || p.Stats.Stop != StopTimeBudget || len(p.Items) != 0 || p.Cursor != "" {
@@ -110,6 +97,28 @@ func TestTimeBudgetBeforeAnyBucket(t *testing.T) {
 	if _, err := r.Read(t.Context(), q); !errors.Is(err, ErrBadLimit) {
 		t.Fatalf("negative budget: %v, want ErrBadLimit", err)
 	}
+}
+
+// slowHeadRepo is a repository of notes whose room "r" holds one note, in
+// the bucket of now, which never answers in time: its executor is what
+// wrap makes of that slowBucket.
+func slowHeadRepo(t *testing.T, wrap func(slowBucket) Executor) *Repo[note] {
+	t.Helper()
+	views := noteViews()
+	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
+	slow := slowBucket{Executor: fake, table: "by_room", bucket: bucketOf(t, views[0].Scheme, fixedNow)}
+	r, err := New[note](tripwireSession(), "ks", views, Options{Now: func() time.Time { return fixedNow },
+		Read:         ReadOptions{NoCoalesce: true},
+		WrapExecutor: func(Executor) Executor { return wrap(slow) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := note{Room: "r", EditID: snowflakeFor(t, fixedNow.Add(-time.Second)), Body: "x"}
+	n.NoteID = n.EditID
+	if err := r.Put(t.Context(), &n); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func bucketOf(t *testing.T, s bucket.Scheme, at time.Time) int64 {
