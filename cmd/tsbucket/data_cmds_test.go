@@ -176,10 +176,14 @@ func TestRollupsFileCheckedBeforeConnecting(t *testing.T) {
 		{"repair", "--hosts", "127.0.0.1:1", "--base", "b", "--key", "k"},
 		{"backfill", "--hosts", "127.0.0.1:1", "--base", "b", "--targets", "t"},
 	} {
-		for _, file := range []string{"testdata/missing.yaml", "testdata/rollups_bad.yaml", noRollups} {
+		for file, want := range map[string]string{
+			"testdata/missing.yaml":     "--rollups: ",
+			"testdata/rollups_bad.yaml": "--rollups: bad views file",
+			noRollups:                   "declares no rollup",
+		} {
 			code, _, errOut := runCmd(t, append(cmd, "--rollups", file)...)
-			if code != exitUsage || strings.Contains(errOut, "connect") {
-				t.Errorf("%s --rollups %s: exit %d, stderr %q; want a usage error before connecting", cmd[0], file, code, errOut)
+			if code != exitUsage || !strings.Contains(errOut, want) || strings.Contains(errOut, "connect") {
+				t.Errorf("%s --rollups %s: exit %d, stderr %q; want a usage error saying %q before connecting", cmd[0], file, code, errOut, want)
 			}
 		}
 	}
