@@ -244,7 +244,7 @@ func (r *Repo[T]) validateQuery(q *Query) (*view, error) {
 		return nil, fmt.Errorf("%w: unknown direction %d", ErrBadRange, q.Direction)
 	}
 	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
-		return nil, fmt.Errorf("%w: from %v is not before to %v", ErrBadRange, q.From, q.To)
+		return nil, fmt.Errorf("%w: from %s is not before to %s", ErrBadRange, q.From.UTC().Format(time.RFC3339Nano), q.To.UTC().Format(time.RFC3339Nano))
 	}
 	if r.opts.Index.NoPresenceIndex && v.spec.Bucketed() && q.Direction == OldestFirst && q.From.IsZero() && q.Cursor == "" && r.opts.Read.MaxLookback == 0 {
 		return nil, fmt.Errorf("%w: without the presence index an oldest-first read needs From, a cursor or MaxLookback to start from", ErrBadRange)

@@ -289,7 +289,7 @@ func (p *readPlan) setUpperFromTo(k bucket.Kind, typ bucket.CQLMapping, to time.
 		// Nothing can be newer than the kind can encode: the side is open.
 		return bucket.ID{}, nil
 	case errors.Is(err, bucket.ErrBeforeEpoch):
-		return bucket.ID{}, fmt.Errorf("%w: to %v is before the ID epoch: the range is empty", ErrBadRange, to)
+		return bucket.ID{}, fmt.Errorf("%w: to %s is before the ID epoch: the range is empty", ErrBadRange, to.UTC().Format(time.RFC3339Nano))
 	case err != nil:
 		return bucket.ID{}, fmt.Errorf("%w: to: %w", ErrBadRange, err)
 	}
