@@ -17,7 +17,7 @@ import (
 // Admission control (issue 27, package admission). Every operation asks
 // the repository's Limiter (Options.Admission) for all the statements it
 // will have in flight at once, before it sends any: a Put for every view's
-// row and presence entry, a PutMany for its WriteConcurrency groups, a
+// row and presence entry, a PutMany for its Write.Concurrency groups, a
 // Delete for every row, a read for its walk. Refused, the call returns an
 // error matching admission.ErrOverloaded (a *PutError with nothing
 // written, for writes: RetryOf works) having sent nothing; admitted, its
@@ -191,7 +191,7 @@ func (r *Repo[T]) admitPut(ctx context.Context, rows []row, f *fanout) (context.
 }
 
 // admitGroups admits a PutMany of jobs: its peak concurrency
-// (WriteConcurrency jobs, each one statement at a time: a partition's
+// (Write.Concurrency jobs, each one statement at a time: a partition's
 // group, or an atomic item's logged batch) and every partition it writes
 // (one per group, each view's of an item).
 func (r *Repo[T]) admitGroups(ctx context.Context, jobs [][]row) (context.Context, *admitted, error) {
