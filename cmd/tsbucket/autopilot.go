@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/autopilot"
+	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
@@ -35,7 +39,7 @@ func (f *autopilotFlags) register(fs *flag.FlagSet, e env) {
 	registerFleet(fs, &f.fleet)
 	fs.DurationVar(&f.settle, "settle", 0, "how long after its end a bucket counts as closed (default: the flushers' interval 30s + the clock skew)")
 	fs.IntVar(&f.buckets, "buckets", autopilot.DefaultBuckets, "latest closed buckets observed per view")
-	fs.StringVar(&f.unblock, "unblock", "", "VIEW=KEY: remove KEY (its text form) from VIEW's block-list (block_above_rows) and exit; --views may be left out when --keyspace is given")
+	fs.StringVar(&f.unblock, "unblock", "", "VIEW=KEY: remove KEY (read by VIEW's key columns, as --key) from VIEW's block-list (block_above_rows) and exit; --views may be left out when --keyspace is given")
 }
 
 // runAutopilot observes, decides and (unless --dry-run) applies the views
@@ -96,18 +100,60 @@ func (f *autopilotFlags) policies(fs *flag.FlagSet) ([]schema.AutopilotPolicy, e
 	return file.Autopilot, nil
 }
 
-// unblockKey removes --unblock's key from its view's block-list.
+// unblockKey removes --unblock's key from its view's block-list. The view
+// must be registered in the keyspace, and the key is read by its key
+// columns as --key is, so any spelling of a blocked key (an upper-case
+// UUID, spaces around a value) names the entry the autopilot recorded in
+// the key's canonical text form. A key that is not blocked is said to be
+// so: nothing is removed.
 func unblockKey(ctx context.Context, s *gocql.Session, f autopilotFlags, w io.Writer) error {
-	view, key, _ := strings.Cut(f.unblock, "=")
-	if err := schema.ValidateIdentifier(view); err != nil {
-		return usageErr("--unblock: view %q: %v", view, err)
+	name, keyText, _ := strings.Cut(f.unblock, "=")
+	ks := f.cluster.keyspace
+	views, err := registeredViews(ctx, s, ks)
+	if err != nil {
+		return err
 	}
-	if err := schema.UnblockKey(ctx, s, f.cluster.keyspace, view, key); err != nil {
+	v, err := findView(views, "--unblock", name, "registered in keyspace "+ks)
+	if err != nil {
+		return err
+	}
+	vals, err := parseKeyOf("--unblock", v, keyText)
+	if err != nil {
+		return err
+	}
+	key := repo.Key(vals).String()
+	blocked, err := schema.BlockedKeys(ctx, s, ks, v.Name)
+	if err != nil {
+		return err
+	}
+	if _, ok := blocked[key]; !ok {
+		fmt.Fprintf(w, "key %s of view %s.%s is not blocked: nothing to do%s\n", key, ks, v.Name, blockedList(blocked))
+		return nil
+	}
+	if err := schema.UnblockKey(ctx, s, ks, v.Name, key); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "unblocked key %s of view %s.%s; repositories accept its writes from their next metadata reload\n",
-		key, f.cluster.keyspace, view)
+		key, ks, v.Name)
 	return nil
+}
+
+// blockedList says which keys of a view are blocked, for a --unblock that
+// named another.
+func blockedList(blocked map[string]schema.BlockedKey) string {
+	if len(blocked) == 0 {
+		return " (the view has no blocked key)"
+	}
+	keys := slices.Sorted(maps.Keys(blocked))
+	more := ""
+	if len(keys) > 10 {
+		keys, more = keys[:10], fmt.Sprintf(" and %d more", len(keys)-10)
+	}
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = strconv.Quote(k)
+	}
+	return " (blocked: " + strings.Join(quoted, ", ") + more + ")"
 }
 
 func autopilotRound(ctx context.Context, s *gocql.Session, f autopilotFlags, pols []schema.AutopilotPolicy, w io.Writer) error {

@@ -22,18 +22,24 @@ import (
 // ',' and '/' in a value written %25, %2C and %2F; each value is read by its
 // column's CQL type (repo.ParseValueText).
 func parseKey(v schema.View, text string) ([]any, error) {
+	return parseKeyOf("--key", v, text)
+}
+
+// parseKeyOf is parseKey for the flag named flagName, which its usage
+// errors name.
+func parseKeyOf(flagName string, v schema.View, text string) ([]any, error) {
 	parts, err := repo.SplitKeyText(text)
 	if err != nil {
-		return nil, usageErr("--key %q: %v", text, strings.TrimPrefix(err.Error(), repo.ErrBadKey.Error()+": "))
+		return nil, usageErr("%s %q: %v", flagName, text, strings.TrimPrefix(err.Error(), repo.ErrBadKey.Error()+": "))
 	}
 	if len(parts) != len(v.Key) {
-		return nil, usageErr("--key %q: %s has %d key column(s) (%s)", text, v.Name, len(v.Key), columnList(v.Key))
+		return nil, usageErr("%s %q: %s has %d key column(s) (%s)", flagName, text, v.Name, len(v.Key), columnList(v.Key))
 	}
 	vals := make([]any, len(parts))
 	for i, p := range parts {
 		val, err := repo.ParseValueText(v.Key[i].Type, p)
 		if err != nil {
-			return nil, usageErr("--key: column %s: %v", v.Key[i].Name, err)
+			return nil, usageErr("%s: column %s: %v", flagName, v.Key[i].Name, err)
 		}
 		vals[i] = val
 	}
