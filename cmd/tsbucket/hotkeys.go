@@ -81,7 +81,7 @@ func hotKeys(ctx context.Context, s *gocql.Session, f hotKeysFlags, w io.Writer)
 	if err != nil {
 		return err
 	}
-	v, err := findView(views, "--view", f.view, "keyspace "+ks)
+	v, err := findView(views, "--view", f.view, "registered in keyspace "+ks)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func promotions(ctx context.Context, s *gocql.Session, ks string, v schema.View)
 // promos (by key text form) holds one already.
 func promoteKey(ctx context.Context, s *gocql.Session, ks string, v schema.View, keyText, reason string, lead time.Duration,
 	promos map[string]schema.Promotion, w io.Writer) error {
-	vals, err := parseKey(v, keyText)
+	vals, err := parseKeyOf("--promote", v, keyText)
 	if err != nil {
 		return err
 	}
