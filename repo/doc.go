@@ -147,10 +147,13 @@
 //
 // A page ends for one reason, in ReadStats.Stop: StopFull (the Cursor continues
 // after the last item), StopEnd (nothing more: the Cursor is ""), StopBudget
-// (Options.Read.EmptyBucketBudget empty buckets in a row, without the index) or
-// StopLookback (Options.Read.MaxLookback before the page's start). The last two
-// return a Cursor that continues after the last bucket visited, so a caller
-// can always tell "no more data" from "stopped early" and go on.
+// (Options.Read.EmptyBucketBudget empty buckets in a row, without the index),
+// StopLookback (Options.Read.MaxLookback before the page's start) or
+// StopTimeBudget (the read's TimeBudget ran out). The last three return a
+// Cursor that continues after the last bucket visited (for StopTimeBudget,
+// the last one finished: the read's own Cursor when none was, "" on a first
+// page that finished none), so a caller can always tell "no more data" from
+// "stopped early" and go on.
 //
 // Cursors are opaque, versioned, bound to the view, key, direction and range,
 // and HMAC-signed when Options.Read.CursorSecret is set. Key values are taken by
