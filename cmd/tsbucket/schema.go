@@ -244,6 +244,9 @@ func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []
 		return err
 	}
 	defer s.Close()
+	if err := checkNoTablets(ctx, s, k); err != nil {
+		return err
+	}
 	registered, err := schema.RegisteredViews(ctx, s, k.Name)
 	if err != nil && !errors.Is(err, schema.ErrNotApplied) {
 		return err
@@ -260,6 +263,22 @@ func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []
 		return err
 	}
 	return alterTables(ctx, s, k.Name, views, o.alter, w)
+}
+
+// checkNoTablets refuses a keyspace with no_tablets on a cluster that has
+// no tablets (Apache Cassandra, a ScyllaDB before 6.0): such a server
+// refuses the option ("Unknown property 'tablets'"), and the views file
+// is what must change.
+func checkNoTablets(ctx context.Context, s *gocql.Session, k schema.Keyspace) error {
+	if !k.NoTablets {
+		return nil
+	}
+	tablets, err := schema.HasTablets(ctx, s)
+	if err != nil || tablets {
+		return err
+	}
+	return usageErr("keyspace %s: no_tablets: true turns off ScyllaDB's tablets, which this cluster does not have "+
+		"(Apache Cassandra, or a ScyllaDB before 6.0) and whose option it refuses: remove no_tablets from the views file", k.Name)
 }
 
 // applyOptions are the choices of schema apply beyond its views.
