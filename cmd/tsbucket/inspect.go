@@ -86,7 +86,7 @@ func inspectKey(ctx context.Context, f inspectFlags, w io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	v, key, err := resolveKey(ctx, s, f.cluster.keyspace, "--view", f.view, f.key)
+	v, _, key, err := resolveKey(ctx, s, f.cluster.keyspace, "--view", f.view, f.key)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,11 @@ func inspectKey(ctx context.Context, f inspectFlags, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%s is not bucketed (%s): %d row(s) for key %s\n", v.Name, v.Unbucketed, n, f.key)
+		why := v.Unbucketed
+		if v.IsLatest() {
+			why = "latest value of " + v.LatestOf
+		}
+		fmt.Fprintf(w, "%s is not bucketed (%s): %d row(s) for key %s\n", v.Name, why, n, f.key)
 		return nil
 	}
 	buckets, err := presentBuckets(ctx, s, f.cluster.keyspace, v, key, f.maxBuckets+1)

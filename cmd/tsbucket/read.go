@@ -106,17 +106,19 @@ func readPage(ctx context.Context, f readFlags, q repo.Query) (schema.View, repo
 		return schema.View{}, page, err
 	}
 	defer s.Close()
-	v, key, err := resolveKey(ctx, s, f.cluster.keyspace, "--view", f.view, f.key)
+	v, with, key, err := resolveKey(ctx, s, f.cluster.keyspace, "--view", f.view, f.key)
 	if err != nil {
 		return v, page, err
 	}
 	q.Key = repo.Key(key)
-	page, err = readView(ctx, s, f.cluster.keyspace, v, q)
+	page, err = readView(ctx, s, f.cluster.keyspace, with, q)
 	return v, page, err
 }
 
-func readView(ctx context.Context, s *gocql.Session, ks string, v schema.View, q repo.Query) (repo.Page[repo.Record], error) {
-	r, err := repo.New[repo.Record](s, ks, []schema.View{v}, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: readMaxLimit}})
+// readView reads a page of q.View, the first of views (the others are the
+// views a repository reading it needs: resolveKey).
+func readView(ctx context.Context, s *gocql.Session, ks string, views []schema.View, q repo.Query) (repo.Page[repo.Record], error) {
+	r, err := repo.New[repo.Record](s, ks, views, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: readMaxLimit}})
 	if err != nil {
 		return repo.Page[repo.Record]{}, err
 	}

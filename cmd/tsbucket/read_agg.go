@@ -14,7 +14,6 @@ import (
 
 	"github.com/tsbucket/tsbucket/aggregate"
 	"github.com/tsbucket/tsbucket/repo"
-	"github.com/tsbucket/tsbucket/schema"
 )
 
 // aggFlags are the flags of an aggregate read: tsbucket read --every 1h
@@ -49,12 +48,12 @@ func runAggregate(ctx context.Context, f readFlags, fs *flag.FlagSet, e env) err
 		return err
 	}
 	defer s.Close()
-	v, key, err := resolveKey(ctx, s, f.cluster.keyspace, "--view", f.view, f.key)
+	v, with, key, err := resolveKey(ctx, s, f.cluster.keyspace, "--view", f.view, f.key)
 	if err != nil {
 		return err
 	}
 	q.View, q.Key = v.Name, repo.Key(key)
-	r, err := repo.New[repo.Record](s, f.cluster.keyspace, []schema.View{v}, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: aggregate.DefaultPageSize}})
+	r, err := repo.New[repo.Record](s, f.cluster.keyspace, with, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: aggregate.DefaultPageSize}})
 	if err != nil {
 		return err
 	}

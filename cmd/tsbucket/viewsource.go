@@ -106,16 +106,29 @@ func findView(views []schema.View, flag, name, where string) (schema.View, error
 }
 
 // resolveKey finds the registered view called name and parses keyText for
-// it: the first step of every command that reads one key of any view.
-func resolveKey(ctx context.Context, s *gocql.Session, keyspace, flag, name, keyText string) (schema.View, []any, error) {
+// it: the first step of every command that reads one key of any view. It
+// also returns the views a repository reading it is made with: the view,
+// and the source of a latest-value view, which a repository needs with it.
+func resolveKey(ctx context.Context, s *gocql.Session, keyspace, flag, name, keyText string) (schema.View, []schema.View, []any, error) {
 	views, err := registeredViews(ctx, s, keyspace)
 	if err != nil {
-		return schema.View{}, nil, err
+		return schema.View{}, nil, nil, err
 	}
 	v, err := findView(views, flag, name, "registered in keyspace "+keyspace)
 	if err != nil {
-		return v, nil, err
+		return v, nil, nil, err
 	}
 	key, err := parseKey(v, keyText)
-	return v, key, err
+	if err != nil {
+		return v, nil, nil, err
+	}
+	with := []schema.View{v}
+	if v.IsLatest() {
+		src, err := findView(views, "latest_of", v.LatestOf, "registered in keyspace "+keyspace)
+		if err != nil {
+			return v, nil, nil, err
+		}
+		with = append(with, src)
+	}
+	return v, with, key, nil
 }
