@@ -39,6 +39,10 @@ type ViewRepair struct {
 	Missing int // absent: written
 	Stale   int // older than the base's copy, or of unknown age: rewritten
 	Current int // at least as new as the base's copy: left alone
+	// Retired counts, in a latest-value view (schema.View.LatestOf), items
+	// older than the one the view holds for their key: the newer item's
+	// write retired them, so the view does not hold them. Left alone.
+	Retired int
 	Failed  int // could not be checked or written (or, before it, its dirty markers)
 }
 
@@ -62,6 +66,9 @@ func (r RepairReport) String() string {
 	for i, name := range names {
 		v := r.Views[name]
 		parts[i] = fmt.Sprintf("%s: missing %d, stale %d, current %d, failed %d", name, v.Missing, v.Stale, v.Current, v.Failed)
+		if v.Retired > 0 {
+			parts[i] += fmt.Sprintf(", retired %d", v.Retired)
+		}
 	}
 	return fmt.Sprintf("repair from %s: %d item(s) read, %d invalid; %s", r.Base, r.Items, r.Invalid, strings.Join(parts, "; "))
 }
@@ -76,7 +83,9 @@ func (r RepairReport) String() string {
 // Because the timestamp is the original one, a repair never overwrites a newer
 // write and never resurrects a row deleted after the base copy was written
 // (last write wins on both). Rows already as new as the base's are counted
-// Current and not written. Running Repair twice is harmless.
+// Current and not written. In a latest-value view, an item older than the
+// one the view holds for its key is counted Retired and not written: the
+// newer item's write retired it. Running Repair twice is harmless.
 //
 // A repair can only restore what the base view holds: columns the base view
 // does not store are written as the item's zero value (null) in the other
@@ -208,6 +217,17 @@ func (run *repairRun[T]) target(ctx context.Context, rw row, base rowStamp) {
 	if exists && base.known && got.known && got.ts >= base.ts {
 		run.count(rw.v, func(c *ViewRepair) { c.Current++ }, nil)
 		return
+	}
+	if !exists && rw.v.spec.IsLatest() {
+		cur, has, err := run.r.latestID(ctx, rw.v, rw.key, run.r.opts.Consistency)
+		if err != nil {
+			run.count(rw.v, func(c *ViewRepair) { c.Failed++ }, err)
+			return
+		}
+		if has && rw.v.spec.Kind.Compare(cur, rw.id) > 0 {
+			run.count(rw.v, func(c *ViewRepair) { c.Retired++ }, nil)
+			return
+		}
 	}
 	if err := run.write(ctx, rw, base); err != nil {
 		run.count(rw.v, func(c *ViewRepair) { c.Failed++ }, err)

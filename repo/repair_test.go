@@ -113,6 +113,10 @@ func TestRepairReport(t *testing.T) {
 	if got := rep.String(); got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
+	latest := RepairReport{Base: "a", Items: 4, Views: map[string]ViewRepair{"l": {Current: 1, Retired: 3}}}
+	if got, want := latest.String(), "repair from a: 4 item(s) read, 0 invalid; l: missing 0, stale 0, current 1, failed 0, retired 3"; got != want || latest.Fixed() != 0 {
+		t.Fatalf("latest-value view: got %q (fixed %d), want %q (fixed 0)", got, latest.Fixed(), want)
+	}
 	if strings.Contains(RepairReport{Base: "a"}.String(), "%!") {
 		t.Fatal("empty report misprints")
 	}
