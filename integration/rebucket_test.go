@@ -430,6 +430,10 @@ func TestRebucketCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "recorded: repositories use the new scheme from") {
 		t.Fatalf("rebucket: exit %d\n%s%s", code, out, errOut)
 	}
+	// The repositories' option is Options.Schemes.Refresh (--scheme-refresh).
+	if !strings.Contains(out, "after its Options.Schemes.Refresh (--scheme-refresh 1m0s)") {
+		t.Errorf("rebucket does not name the repositories' refresh option as it is spelt:\n%s", out)
+	}
 	t.Logf("tsbucket schema rebucket printed:\n%s", out)
 	code, out, errOut = tsbucket(t, bin, append([]string{"views"}, conn...)...)
 	if code != 0 || !strings.Contains(out, "; from ") || !strings.Contains(out, " hour") {

@@ -92,8 +92,8 @@ func rebucket(ctx context.Context, s *gocql.Session, f rebucketFlags, next bucke
 	}
 	switch {
 	case p.Applied:
-		fmt.Fprintf(w, "recorded: repositories use the new scheme from %s; each picks the history up at its next request after its SchemeRefresh (default 1m)\n",
-			p.From.Format(time.RFC3339))
+		fmt.Fprintf(w, "recorded: repositories use the new scheme from %s; each picks the history up at its next request after its Options.Schemes.Refresh (--scheme-refresh %v)\n",
+			p.From.Format(time.RFC3339), f.fleet.SchemeRefresh)
 	default:
 		fmt.Fprintln(w, "dry run: nothing recorded")
 	}
