@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gocql/gocql"
 )
@@ -13,7 +14,8 @@ import (
 // never a table without a registration. The tables and their rows are
 // gone for good: a person confirms first (tsbucket schema drop --confirm).
 // A keyspace without MetadataTable is ErrNotApplied; a view not registered
-// there is ErrBadView.
+// there, or the source of a registered latest-value view (drop that one
+// first), is ErrBadView, and nothing is dropped.
 func DropView(ctx context.Context, s *gocql.Session, keyspace, view string) error {
 	views, err := RegisteredViews(ctx, s, keyspace)
 	if err != nil {
@@ -27,6 +29,16 @@ func DropView(ctx context.Context, s *gocql.Session, keyspace, view string) erro
 	}
 	if v.Name == "" {
 		return fmt.Errorf("%w: keyspace %q has no registered view %q", ErrBadView, keyspace, view)
+	}
+	var followers []string
+	for _, r := range views {
+		if r.LatestOf == view {
+			followers = append(followers, r.Name)
+		}
+	}
+	if len(followers) > 0 {
+		return fmt.Errorf("%w: view %q is the source of the latest-value view(s) %s of keyspace %q, which would be left without it: drop those first",
+			ErrBadView, view, strings.Join(followers, ", "), keyspace)
 	}
 	for _, stmt := range DropStatements(keyspace, v) {
 		if err := execDDL(ctx, s, stmt); err != nil {
