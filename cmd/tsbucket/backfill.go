@@ -147,7 +147,7 @@ func backfillViews(views []schema.View, baseName string, names []string, ks stri
 	}
 	if !base.Bucketed() {
 		return base, nil, usageErr("--base %s is unbucketed (%s): it has no presence index to list its keys; backfill from a bucketed view of its group",
-			base.Name, base.Unbucketed)
+			base.Name, unbucketedWhy(base))
 	}
 	targets, err := repairTargets(base, views, names)
 	return base, targets, err

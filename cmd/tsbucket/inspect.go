@@ -95,11 +95,7 @@ func inspectKey(ctx context.Context, f inspectFlags, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		why := v.Unbucketed
-		if v.IsLatest() {
-			why = "latest value of " + v.LatestOf
-		}
-		fmt.Fprintf(w, "%s is not bucketed (%s): %d row(s) for key %s\n", v.Name, why, n, f.key)
+		fmt.Fprintf(w, "%s is not bucketed (%s): %d row(s) for key %s\n", v.Name, unbucketedWhy(v), n, f.key)
 		return nil
 	}
 	buckets, err := presentBuckets(ctx, s, f.cluster.keyspace, v, key, f.maxBuckets+1)

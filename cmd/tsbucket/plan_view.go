@@ -44,7 +44,7 @@ func loadPlanView(ctx context.Context, fs *flag.FlagSet, c clusterFlags, path, n
 		return nil, err
 	}
 	if !v.Bucketed() {
-		return nil, usageErr("--view %s is unbucketed (%s): it has no bucket width to size", v.Name, v.Unbucketed)
+		return nil, usageErr("--view %s is unbucketed (%s): it has no bucket width to size", v.Name, unbucketedWhy(v))
 	}
 	// A view whose scheme changed is judged by its latest width: the one
 	// its partitions are cut to from now on (the history is printed).

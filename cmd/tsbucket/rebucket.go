@@ -111,7 +111,7 @@ func currentScheme(views []schema.View, err error, keyspace, name string) (bucke
 			continue
 		}
 		if !v.Bucketed() {
-			return bucket.Scheme{}, usageErr("view %s is unbucketed (%s): it has no bucket scheme to change", v.Name, v.Unbucketed)
+			return bucket.Scheme{}, usageErr("view %s is unbucketed (%s): it has no bucket scheme to change", v.Name, unbucketedWhy(v))
 		}
 		return v.Scheme.Latest(), nil
 	}

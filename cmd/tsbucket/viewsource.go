@@ -132,3 +132,13 @@ func resolveKey(ctx context.Context, s *gocql.Session, keyspace, flag, name, key
 	}
 	return v, with, key, nil
 }
+
+// unbucketedWhy is why v, a view without buckets, needs none: its
+// Unbucketed reason, or for a latest-value view, which has none, what it
+// follows.
+func unbucketedWhy(v schema.View) string {
+	if v.IsLatest() {
+		return "latest value of " + v.LatestOf
+	}
+	return v.Unbucketed
+}
