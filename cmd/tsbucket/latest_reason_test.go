@@ -58,3 +58,36 @@ func TestUnbucketedLatestValueViewSaysWhy(t *testing.T) {
 		t.Errorf("backfill --base latest_reading: %v; want it to say latest_reading is the latest value of readings_by_sensor", err)
 	}
 }
+
+// tsbucket views shows a latest-value view as what it is: the view it
+// follows (latest_of, in the table and in --json) and the Leveled
+// compaction its table has (schema print); it showed "unbucketed" and
+// "- (SizeTiered)", with nothing naming the source.
+func TestViewsShowALatestValueView(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "latest.yaml")
+	if err := os.WriteFile(path, []byte(latestFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := schema.LoadViewsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table strings.Builder
+	writeViewsTable(&table, "latest", f.Views)
+	var line string
+	for _, l := range strings.Split(table.String(), "\n") {
+		if strings.HasPrefix(l, "latest_reading ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "latest_of readings_by_sensor") || !strings.Contains(line, "- (Leveled)") || strings.Contains(line, "SizeTiered") {
+		t.Errorf("views table row %q: want latest_of readings_by_sensor and - (Leveled)\n%s", line, table.String())
+	}
+	var js strings.Builder
+	if err := writeViewsJSON(&js, f.Views); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"latest_of": "readings_by_sensor"`) {
+		t.Errorf("views --json lacks latest_of:\n%s", js.String())
+	}
+}

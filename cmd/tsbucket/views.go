@@ -67,12 +67,27 @@ func compactionWindow(v schema.View) bucket.TWCSWindow {
 	return bucket.CompactionWindow(v.Scheme.Width(), v.TTL)
 }
 
+// windowText is the TWCS window of a bucketed view, or the compaction of
+// a view without buckets (schema gives a latest-value view Leveled, any
+// other SizeTiered).
 func windowText(v schema.View) string {
 	w := compactionWindow(v)
-	if w.Size == 0 {
-		return "- (SizeTiered)"
+	switch {
+	case w.Size > 0:
+		return w.String()
+	case v.IsLatest():
+		return "- (Leveled)"
 	}
-	return w.String()
+	return "- (SizeTiered)"
+}
+
+// schemeColumn is the scheme column of the views table: the scheme, or
+// what a view without buckets is (a latest-value view names its source).
+func schemeColumn(v schema.View) string {
+	if v.IsLatest() {
+		return "latest_of " + v.LatestOf
+	}
+	return schemeText(v)
 }
 
 func ttlText(d time.Duration) string {
@@ -89,7 +104,7 @@ func writeViewsTable(w io.Writer, keyspace string, views []schema.View) {
 	for _, v := range views {
 		v = v.WithDefaults()
 		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Name, columnList(v.Key), v.ID.Name, v.ID.Type,
-			v.Kind, schemeText(v), v.Order, ttlText(v.TTL), windowText(v), cmp.Or(v.Group, "-"))
+			v.Kind, schemeColumn(v), v.Order, ttlText(v.TTL), windowText(v), cmp.Or(v.Group, "-"))
 	}
 	tw.Flush()
 }
@@ -104,6 +119,7 @@ type viewJSON struct {
 	Kind              string       `json:"kind"`
 	Scheme            string       `json:"scheme"` // "unbucketed" for an unbucketed view
 	Unbucketed        string       `json:"unbucketed,omitempty"`
+	LatestOf          string       `json:"latest_of,omitempty"` // the source of a latest-value view
 	BucketColumn      string       `json:"bucket_column,omitempty"`
 	Order             string       `json:"order"`
 	Values            []columnJSON `json:"values"`
@@ -133,7 +149,7 @@ func writeViewsJSON(w io.Writer, views []schema.View) error {
 		win := compactionWindow(v)
 		out[i] = viewJSON{
 			Name: v.Name, Group: v.Group, Comment: v.Comment, Key: columnsJSON(v.Key), ID: columnJSON(v.ID), Kind: v.Kind.String(),
-			Scheme: schemeText(v), Unbucketed: v.Unbucketed, BucketColumn: v.BucketColumn, Order: strings.ToLower(v.Order.String()),
+			Scheme: schemeText(v), Unbucketed: v.Unbucketed, LatestOf: v.LatestOf, BucketColumn: v.BucketColumn, Order: strings.ToLower(v.Order.String()),
 			Values: columnsJSON(v.Values), TTLSeconds: int64(v.TTL / time.Second), GCGraceSeconds: int64(v.GCGrace / time.Second),
 		}
 		if win.Size > 0 {
