@@ -179,6 +179,8 @@ func (v View) validateCompactionWindow() error {
 	switch {
 	case w == 0:
 		return nil
+	case v.IsLatest():
+		return fmt.Errorf("%w: CompactionWindow set on a latest-value view (it uses Leveled compaction)", ErrBadView)
 	case !v.Bucketed():
 		return fmt.Errorf("%w: CompactionWindow set on an unbucketed view (it uses SizeTiered compaction)", ErrBadView)
 	case w < time.Minute || w > maxCompactionWindow || w%time.Minute != 0:
