@@ -253,7 +253,8 @@ func onceStringVar(fs *flag.FlagSet, dst *string, usage string, names ...string)
 	for i, n := range names {
 		u := usage
 		if i > 0 {
-			u = "the same as --" + names[0]
+			placeholder, _ := flag.UnquoteUsage(fs.Lookup(names[0]))
+			u = "the same as --" + names[0] + " (a `" + placeholder + "`)"
 		}
 		fs.Var(onceFlag{dst: dst, set: set, name: n}, n, u)
 	}
@@ -267,4 +268,34 @@ func onceStringVar(fs *flag.FlagSet, dst *string, usage string, names ...string)
 			return usageErr("%s and %s name the same thing: give one of them", s[0], s[1])
 		}
 	}
+}
+
+// envStringVar defines a string flag whose default, def, comes from the
+// environment (its usage says which variable): -h prints the usage alone.
+// The flag package would print the value too, so that -h showed the
+// password of $TSBUCKET_PASSWORD, and a default the usage names already
+// twice.
+func envStringVar(fs *flag.FlagSet, dst *string, name, def, usage string) {
+	*dst = def
+	fs.Var(&envString{dst: dst, fromEnv: true}, name, usage)
+}
+
+// envString is a string flag that keeps its environment default out of
+// the help text: until set, it shows "" (flag.PrintDefaults prints no
+// default that equals a new value's).
+type envString struct {
+	dst     *string
+	fromEnv bool
+}
+
+func (s *envString) String() string {
+	if s == nil || s.dst == nil || s.fromEnv {
+		return ""
+	}
+	return *s.dst
+}
+
+func (s *envString) Set(v string) error {
+	*s.dst, s.fromEnv = v, false
+	return nil
 }

@@ -18,11 +18,11 @@ type clusterFlags struct {
 }
 
 func (c *clusterFlags) register(fs *flag.FlagSet, e env) {
-	fs.StringVar(&c.hosts, "hosts", e.getenv(provision.EnvHosts), "comma-separated host[:port] of the cluster (default $"+provision.EnvHosts+")")
-	fs.StringVar(&c.dc, "dc", e.getenv(provision.EnvDC), "local datacenter of the cluster (default $"+provision.EnvDC+", else dc1)")
-	fs.StringVar(&c.keyspace, "keyspace", defaultKeyspace(e), "keyspace (default $"+envKeyspace+", else "+demoKeyspace+")")
+	envStringVar(fs, &c.hosts, "hosts", e.getenv(provision.EnvHosts), "comma-separated `host[:port]` of the cluster (default $"+provision.EnvHosts+")")
+	envStringVar(fs, &c.dc, "dc", e.getenv(provision.EnvDC), "local `datacenter` of the cluster (default $"+provision.EnvDC+", else dc1)")
+	envStringVar(fs, &c.keyspace, "keyspace", defaultKeyspace(e), "`name` of the keyspace (default $"+envKeyspace+", else "+demoKeyspace+")")
 	fs.StringVar(&c.username, "username", "", "user name (PasswordAuthenticator)")
-	fs.StringVar(&c.password, "password", e.getenv("TSBUCKET_PASSWORD"), "password (default $TSBUCKET_PASSWORD)")
+	envStringVar(fs, &c.password, "password", e.getenv("TSBUCKET_PASSWORD"), "`password` (default $TSBUCKET_PASSWORD)")
 }
 
 // envKeyspace names the environment variable that sets the default of

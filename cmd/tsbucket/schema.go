@@ -82,7 +82,7 @@ func runSchemaPrint(args []string, e env) error {
 	var rf int
 	fs := newFlags("schema print", "schema print [--views FILE | --workload W] [flags]", e)
 	fs.StringVar(&path, "views", "", "views file to print (docs/views-file.md); its keyspace and replication unless overridden")
-	fs.StringVar(&ks, "keyspace", defaultKeyspace(e), "keyspace the tables are qualified with (default $"+envKeyspace+", else "+demoKeyspace+")")
+	envStringVar(fs, &ks, "keyspace", defaultKeyspace(e), "`keyspace` the tables are qualified with (default $"+envKeyspace+", else "+demoKeyspace+")")
 	fs.StringVar(&dc, "dc", "dc1", "datacenter of the keyspace's replication")
 	fs.IntVar(&rf, "rf", 3, "replication factor in that datacenter")
 	fs.StringVar(&workload, "workload", "", "reference views to print: all, chat, iot or rides (default all, without --views)")
