@@ -21,6 +21,10 @@ var ErrNotApplied = errors.New("schema: views not applied")
 // (RegisterViews). Everything that can be checked without the cluster is
 // checked before the first statement: a bad keyspace or view applies
 // nothing. Existing tables are left as they are: compare them with Check.
+// A view that gives its existing table a value column it lacks applies
+// nothing (ErrMissingColumns, with the ALTER statements that add them):
+// registered ahead of its column, the definition would make every
+// repository that loads it fail its writes and reads.
 func Apply(ctx context.Context, s *gocql.Session, k Keyspace, views []View) error {
 	ksCQL, err := k.CQL()
 	if err != nil {
@@ -36,6 +40,9 @@ func Apply(ctx context.Context, s *gocql.Session, k Keyspace, views []View) erro
 			msgs[i] = f.String()
 		}
 		return fmt.Errorf("%w: lint: %s", ErrBadView, strings.Join(msgs, "; "))
+	}
+	if err := checkColumnsExist(ctx, s, k.Name, views); err != nil {
+		return err
 	}
 	if err := CreateKeyspace(ctx, s, k, KeyspaceOptions{}); err != nil {
 		return fmt.Errorf("apply %s: %w", firstLine(ksCQL), err)
@@ -71,4 +78,31 @@ func missingTable(err error) bool {
 	}
 	msg = strings.ToLower(msg)
 	return strings.Contains(msg, "unconfigured table") || strings.Contains(msg, "does not exist")
+}
+
+// checkColumnsExist refuses views that give existing tables value columns
+// they lack (ErrMissingColumns), naming the statements that add them.
+func checkColumnsExist(ctx context.Context, s *gocql.Session, keyspace string, views []View) error {
+	adds, err := MissingColumns(ctx, s, keyspace, views)
+	if err != nil || len(adds) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w: run first: %s", ErrMissingColumns, strings.Join(adds, "; "))
+}
+
+// MissingColumns returns the statements that add to the existing tables of
+// views the value columns they lack (Check's Fix of each such drift), in
+// Check's order; none when the keyspace or the tables do not exist yet.
+func MissingColumns(ctx context.Context, s *gocql.Session, keyspace string, views []View) ([]string, error) {
+	drifts, err := Check(ctx, s, keyspace, views)
+	if err != nil {
+		return nil, err
+	}
+	var adds []string
+	for _, d := range drifts {
+		if d.Kind == DriftMissingColumn && d.Fix != "" {
+			adds = append(adds, d.Fix)
+		}
+	}
+	return adds, nil
 }

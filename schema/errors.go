@@ -35,6 +35,12 @@ var (
 	// ErrAllowFiltering means a statement contains ALLOW FILTERING, which
 	// scans every partition; model a view for the query instead.
 	ErrAllowFiltering = errors.New("schema: ALLOW FILTERING refused")
+	// ErrMissingColumns means views give existing tables value columns
+	// they lack: Apply registers such definitions only once the columns
+	// exist (the statements that add them are in the error, as Check's
+	// Fix), since every repository that loads a definition writes and
+	// reads its columns.
+	ErrMissingColumns = errors.New("schema: columns missing from existing tables")
 )
 
 // SchemeMismatchError reports one field of a view's stored bucket scheme

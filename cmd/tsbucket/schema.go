@@ -259,10 +259,36 @@ func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []
 			return err
 		}
 	}
+	if err := addColumnsFirst(ctx, s, k.Name, views, o.alter, w); err != nil {
+		return err
+	}
 	if err := schema.Apply(ctx, s, k, views); err != nil {
 		return err
 	}
 	return alterTables(ctx, s, k.Name, views, o.alter, w)
+}
+
+// addColumnsFirst adds, with alter, the value columns the file gives
+// existing tables before anything is registered; without alter it prints
+// them and applies nothing. A registered definition is what every
+// repository of the keyspace loads (a fleet's instances at their next
+// metadata reload): registered ahead of its column, it made their writes
+// and reads fail with "Undefined column" until someone ran --alter. Table
+// options (TTL, gc_grace, compaction) are left to alterTables: a write
+// binds the registered TTL itself, so they may follow.
+func addColumnsFirst(ctx context.Context, s *gocql.Session, keyspace string, views []schema.View, alter bool, w io.Writer) error {
+	adds, err := schema.MissingColumns(ctx, s, keyspace, views)
+	if err != nil || len(adds) == 0 {
+		return err
+	}
+	if !alter {
+		fmt.Fprintf(w, "-- %d statement(s) add the columns the file gives existing tables:\n", len(adds))
+		printStatements(w, adds)
+		return fmt.Errorf("nothing applied: the views file adds %d column(s) to existing tables, which must exist before "+
+			"repositories load the new definitions; review the statements above, then run tsbucket schema apply --alter", len(adds))
+	}
+	fmt.Fprintf(w, "-- running %d statement(s) that add the file's new columns, before registering it:\n", len(adds))
+	return runStatements(ctx, s, adds, w)
 }
 
 // checkNoTablets refuses a keyspace with no_tablets on a cluster that has
@@ -307,16 +333,26 @@ func alterTables(ctx context.Context, s *gocql.Session, keyspace string, views [
 	}
 	if !run {
 		fmt.Fprintf(w, "-- %d statement(s) bring existing tables in line with the file; review, then run tsbucket schema apply --alter:\n", len(fixes))
-		for _, f := range fixes {
-			fmt.Fprintln(w, f+";")
-		}
+		printStatements(w, fixes)
 		return nil
 	}
 	fmt.Fprintf(w, "-- running %d statement(s) that bring existing tables in line with the file:\n", len(fixes))
-	for _, f := range fixes {
-		fmt.Fprintln(w, f+";")
-		if err := s.Query(f).WithContext(ctx).Exec(); err != nil {
-			return fmt.Errorf("alter: %s: %w", f, err)
+	return runStatements(ctx, s, fixes, w)
+}
+
+func printStatements(w io.Writer, stmts []string) {
+	for _, st := range stmts {
+		fmt.Fprintln(w, st+";")
+	}
+}
+
+// runStatements prints and runs stmts in turn, each awaiting schema
+// agreement before the next.
+func runStatements(ctx context.Context, s *gocql.Session, stmts []string, w io.Writer) error {
+	for _, st := range stmts {
+		fmt.Fprintln(w, st+";")
+		if err := s.Query(st).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("alter: %s: %w", st, err)
 		}
 		if err := s.AwaitSchemaAgreement(ctx); err != nil {
 			return fmt.Errorf("alter: await schema agreement: %w", err)
