@@ -2,6 +2,8 @@ package bucket
 
 import (
 	"encoding/binary"
+	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -108,6 +110,36 @@ func TestSnowflakeOrderIsBigint(t *testing.T) {
 	for _, tt := range tests {
 		if got := d.Compare(d.FromInt64(tt.a), d.FromInt64(tt.b)); got != tt.want {
 			t.Errorf("Compare(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestSnowflake63BitsEnd: a layout with no worker or sequence bits has 63
+// timestamp bits; its last millisecond is an ID and every instant after it
+// is ErrOutOfRange. The milliseconds overflowed int64 just past the end and
+// made a negative (corrupt) ID.
+func TestSnowflake63BitsEnd(t *testing.T) {
+	s := Snowflake{Epoch: time.UnixMilli(0).UTC()}
+	last := time.UnixMilli(math.MaxInt64).UTC()
+	id, err := s.MinID(last)
+	if err != nil {
+		t.Fatalf("MinID(last ms): %v", err)
+	}
+	if v := s.Int64(id); v != math.MaxInt64 {
+		t.Fatalf("MinID(last ms) = %d, want %d", v, int64(math.MaxInt64))
+	}
+	if got, err := s.Time(id); err != nil || !got.Equal(last) {
+		t.Fatalf("Time(last) = %v, %v; want %v", got, err, last)
+	}
+	for _, after := range []time.Time{
+		last.Add(time.Millisecond),
+		last.Add(999 * time.Millisecond),
+		last.Add(time.Second),
+		last.Add(time.Hour),
+	} {
+		id, err := s.MinID(after)
+		if !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("MinID(%v) = %d, %v; want ErrOutOfRange", after, s.Int64(id), err)
 		}
 	}
 }

@@ -118,15 +118,20 @@ func (s Snowflake) millis(t time.Time) (int64, error) {
 		return 0, fmt.Errorf("snowflake time %v: %w", t, ErrBeforeEpoch)
 	}
 	maxMs := int64(1)<<(63-s.shift()) - 1
+	// ms = dsec*1000 + frac, frac in [-1000, 999]. With 63 timestamp bits
+	// that sum can pass int64 just after the last millisecond, so it is
+	// built as whole seconds less one (at most maxMs) plus frac+1000 (in
+	// [0, 1999]), each step checked against maxMs before it is taken.
 	dsec := t.Unix() - s.Epoch.Unix()
-	if dsec > maxMs/1000+1 {
+	frac := floorDiv(int64(t.Nanosecond()-s.Epoch.Nanosecond()), 1e6) + 1000
+	if dsec-1 > maxMs/1000 {
 		return 0, fmt.Errorf("snowflake time %v: %w", t, ErrOutOfRange)
 	}
-	ms := dsec*1000 + floorDiv(int64(t.Nanosecond()-s.Epoch.Nanosecond()), 1e6)
-	if ms > maxMs {
+	base := (dsec - 1) * 1000
+	if base > maxMs-frac {
 		return 0, fmt.Errorf("snowflake time %v: %w", t, ErrOutOfRange)
 	}
-	return ms, nil
+	return base + frac, nil
 }
 
 // MinID is the ID of t with worker and sequence zero. At the epoch itself it
