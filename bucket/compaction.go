@@ -2,6 +2,7 @@ package bucket
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -69,7 +70,16 @@ func CompactionWindow(width, ttl time.Duration) TWCSWindow {
 	if width <= 0 {
 		return TWCSWindow{}
 	}
-	window := (width + time.Minute - 1) / time.Minute * time.Minute
+	mins := int64(width / time.Minute)
+	if width%time.Minute != 0 {
+		mins++
+	}
+	if mins > int64(math.MaxInt64/time.Minute) {
+		// Rounded up, a width within a minute of the largest Duration
+		// (about 292 years) no longer fits one; no TTL widens it.
+		return twcsWindowOfMinutes(mins)
+	}
+	window := time.Duration(mins) * time.Minute
 	if ttl > 0 && ceilDiv(ttl, window) > MaxCompactionWindows {
 		need := time.Duration(ceilDiv(ttl, TargetCompactionWindows))
 		window = widen(window, need)
@@ -97,14 +107,17 @@ func widen(base, need time.Duration) time.Duration {
 
 // twcsWindowOf expresses a whole number of minutes in the largest TWCS unit
 // that divides it.
-func twcsWindowOf(w time.Duration) TWCSWindow {
+func twcsWindowOf(w time.Duration) TWCSWindow { return twcsWindowOfMinutes(int64(w / time.Minute)) }
+
+// twcsWindowOfMinutes is twcsWindowOf of mins whole minutes.
+func twcsWindowOfMinutes(mins int64) TWCSWindow {
 	switch {
-	case w%(24*time.Hour) == 0:
-		return TWCSWindow{"DAYS", int(w / (24 * time.Hour))}
-	case w%time.Hour == 0:
-		return TWCSWindow{"HOURS", int(w / time.Hour)}
+	case mins%(24*60) == 0:
+		return TWCSWindow{"DAYS", int(mins / (24 * 60))}
+	case mins%60 == 0:
+		return TWCSWindow{"HOURS", int(mins / 60)}
 	}
-	return TWCSWindow{"MINUTES", int(w / time.Minute)}
+	return TWCSWindow{"MINUTES", int(mins)}
 }
 
 // ceilDiv is a/b rounded up, for positive a and b; unlike (a+b-1)/b it

@@ -87,3 +87,25 @@ func FuzzCompactionWindow(f *testing.F) {
 		}
 	})
 }
+
+// TestCompactionWindowLongestWidths: a width within a minute of the largest
+// Duration rounds up past it; its window is still whole minutes, at least
+// the width, where the rounding overflowed to a negative window.
+func TestCompactionWindowLongestWidths(t *testing.T) {
+	for _, width := range []time.Duration{math.MaxInt64, math.MaxInt64 - time.Second, math.MaxInt64 / time.Minute * time.Minute} {
+		w := CompactionWindow(width, 30*24*time.Hour)
+		if w.Size <= 0 || w.Unit != "MINUTES" && w.Unit != "HOURS" && w.Unit != "DAYS" {
+			t.Fatalf("CompactionWindow(%v) = %v, want a positive window", width, w)
+		}
+		var unit int64 = 1
+		switch w.Unit {
+		case "HOURS":
+			unit = 60
+		case "DAYS":
+			unit = 24 * 60
+		}
+		if mins := int64(w.Size) * unit; mins < int64(width/time.Minute) || mins > int64(width/time.Minute)+1 {
+			t.Fatalf("CompactionWindow(%v) = %v: %d minutes, want the width's %d rounded up", width, w, mins, int64(width/time.Minute))
+		}
+	}
+}

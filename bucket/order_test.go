@@ -143,3 +143,31 @@ func TestSnowflake63BitsEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestParseKindNumbersOutOfRange: a snowflake layout whose numbers do not
+// fit their fields is a bad kind (ErrBadKind), not text that names no kind.
+func TestParseKindNumbersOutOfRange(t *testing.T) {
+	for _, text := range []string{
+		"snowflake(epoch=1420070400000,worker=300,seq=12)",
+		"snowflake(epoch=1420070400000,worker=10,seq=256)",
+		"snowflake(epoch=99999999999999999999,worker=10,seq=12)",
+	} {
+		if _, err := ParseKind(text); !errors.Is(err, ErrBadKind) || errors.Is(err, ErrUnknownKind) {
+			t.Errorf("ParseKind(%q) = %v, want ErrBadKind", text, err)
+		}
+	}
+	if _, err := ParseKind("snowflake(epoch=x,worker=10,seq=12)"); !errors.Is(err, ErrUnknownKind) {
+		t.Errorf("ParseKind of a non-number = %v, want ErrUnknownKind", err)
+	}
+}
+
+// TestSnowflakeEpochZone: an epoch's year is checked in UTC: the last
+// instants of year 9999 given in a zone east of UTC are valid epochs.
+func TestSnowflakeEpochZone(t *testing.T) {
+	east := time.FixedZone("east", 3600)
+	epoch := time.Date(10000, 1, 1, 0, 30, 0, 0, east) // 9999-12-31T23:30Z
+	s := Snowflake{Epoch: epoch, WorkerBits: 10, SequenceBits: 12}
+	if _, err := s.MinID(epoch.Add(time.Minute)); err != nil {
+		t.Fatalf("MinID with epoch %v: %v", epoch, err)
+	}
+}

@@ -2,6 +2,7 @@ package bucket
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,7 +60,7 @@ func (s Snowflake) check() error {
 		return fmt.Errorf("snowflake worker %d + sequence %d bits leave fewer than 41 timestamp bits: %w",
 			s.WorkerBits, s.SequenceBits, ErrBadKind)
 	}
-	y := s.Epoch.Year()
+	y := s.Epoch.UTC().Year() // the year of the instant, whatever zone the epoch was given in
 	if y < 1 || y > 9999 || s.Epoch.Nanosecond()%1e6 != 0 {
 		return fmt.Errorf("snowflake epoch %v must be a whole millisecond in years 1..9999: %w", s.Epoch, ErrBadKind)
 	}
@@ -175,7 +176,11 @@ func parseSnowflake(text string) (Kind, error) {
 	ms, err1 := strconv.ParseInt(epoch, 10, 64)
 	w, err2 := strconv.ParseUint(worker, 10, 8)
 	q, err3 := strconv.ParseUint(seq, 10, 8)
-	if err1 != nil || err2 != nil || err3 != nil {
+	if err := errors.Join(err1, err2, err3); err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			// A number, but one no layout has: worker=300, an epoch past int64.
+			return nil, fmt.Errorf("parse kind %q: a number out of range: %w", text, ErrBadKind)
+		}
 		return nil, fmt.Errorf("parse kind %q: %w", text, ErrUnknownKind)
 	}
 	s := Snowflake{Epoch: time.UnixMilli(ms).UTC(), WorkerBits: uint8(w), SequenceBits: uint8(q)}
