@@ -50,6 +50,18 @@ type Stats struct {
 	// RollupRows are the rows of rollup tables read (Query.UseRollups):
 	// rollup rows, dirty markers, the checkpoint.
 	RollupRows int
+	// Rollup is the rollup that answered a read with Query.UseRollups
+	// (where it could: the range's ragged ends and intervals not rolled
+	// yet are still read raw); empty when none could, and NoRollup says
+	// why, e.g. "no rollup of view readings_by_sensor" or "readings_hourly:
+	// its interval 1h does not divide the step 30m".
+	Rollup, NoRollup string
+}
+
+func (s *Stats) answeredBy(rollup, why string) {
+	if s != nil {
+		s.Rollup, s.NoRollup = rollup, why
+	}
 }
 
 // Row is the aggregates of one interval.
@@ -72,9 +84,14 @@ func Read[T any](ctx context.Context, r *repo.Repo[T], q Query) iter.Seq2[Row, e
 			yield(Row{}, err)
 			return
 		}
-		if ru, cols, ok := pickRollup(r.Rollups(q.View), &q); q.UseRollups && ok {
-			readRolled(ctx, r, &q, f, ru, cols, yield) // rollup_read.go
-			return
+		if q.UseRollups {
+			rollups := r.Rollups(q.View)
+			if ru, cols, ok := pickRollup(rollups, &q); ok {
+				q.Stats.answeredBy(ru.Name, "")
+				readRolled(ctx, r, &q, f, ru, cols, yield) // rollup_read.go
+				return
+			}
+			q.Stats.answeredBy("", whyNoRollup(rollups, &q))
 		}
 		if !foldRaw(ctx, r, &q, f, q.From, q.To, yield) { // rollup_read.go
 			return

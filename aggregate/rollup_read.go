@@ -2,7 +2,9 @@ package aggregate
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tsbucket/tsbucket/repo"
@@ -42,6 +44,42 @@ func pickRollup(rollups []schema.Rollup, q *Query) (best schema.Rollup, cols []i
 		}
 	}
 	return best, cols, ok
+}
+
+// whyNoRollup says why pickRollup found no rollup of q's view that
+// answers q: the query's, or each rollup's, reason.
+func whyNoRollup(rollups []schema.Rollup, q *Query) string {
+	switch {
+	case len(rollups) == 0:
+		return "no rollup of view " + q.View
+	case q.From.IsZero() || q.To.IsZero():
+		return "a rollup answers a bounded range only (From and To)"
+	case q.Step.Calendar:
+		return "a rollup does not answer calendar days"
+	}
+	var why []string
+	for _, ru := range rollups {
+		switch {
+		case q.Step.Every%ru.Every != 0:
+			why = append(why, fmt.Sprintf("%s: its interval %v does not divide the step %v", ru.Name, ru.Every, q.Step.Every))
+		default:
+			why = append(why, ru.Name+": "+missingAggregate(ru, q.Aggs))
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// missingAggregate names the first of aggs that ru does not keep.
+func missingAggregate(ru schema.Rollup, aggs []Agg) string {
+	for _, a := range aggs {
+		if !ru.Serves(a.Func.String()) {
+			return "it does not keep " + a.Func.String()
+		}
+		if a.Column != AllItems && !slices.Contains(ru.Columns, a.Column) {
+			return "it does not keep column " + a.Column
+		}
+	}
+	return "it keeps every aggregate" // not reached: pickRollup would have taken it
 }
 
 func rollupColumns(ru schema.Rollup, aggs []Agg) ([]int, bool) {

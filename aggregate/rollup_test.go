@@ -134,17 +134,27 @@ func TestPickRollup(t *testing.T) {
 	for _, c := range []struct {
 		q    Query
 		want bool
+		why  string // whyNoRollup's answer when not picked
 	}{
-		{Query{From: from, To: to, Step: Step{Every: 6 * time.Hour}, Aggs: []Agg{{Avg, "temp"}, {Count, AllItems}}}, true},
-		{Query{From: from, To: to, Step: Step{Every: 90 * time.Minute}, Aggs: []Agg{{Avg, "temp"}}}, false}, // not a multiple
-		{Query{From: from, Step: Step{Every: time.Hour}, Aggs: []Agg{{Avg, "temp"}}}, false},                // open range
-		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Min, "temp"}}}, false},        // min not kept
-		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Max, "pressure"}}}, false},    // column not kept
-		{Query{From: from, To: to, Step: Step{Every: 24 * time.Hour, Calendar: true}, Aggs: []Agg{{Avg, "temp"}}}, false},
+		{Query{From: from, To: to, Step: Step{Every: 6 * time.Hour}, Aggs: []Agg{{Avg, "temp"}, {Count, AllItems}}}, true, ""},
+		{Query{From: from, To: to, Step: Step{Every: 90 * time.Minute}, Aggs: []Agg{{Avg, "temp"}}}, false, "h: its interval 1h0m0s does not divide the step 1h30m0s"},
+		{Query{From: from, Step: Step{Every: time.Hour}, Aggs: []Agg{{Avg, "temp"}}}, false, "a rollup answers a bounded range only (From and To)"},
+		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Min, "temp"}}}, false, "h: it does not keep min"},
+		{Query{From: from, To: to, Step: Step{Every: time.Hour}, Aggs: []Agg{{Max, "pressure"}}}, false, "h: it does not keep column pressure"},
+		{Query{From: from, To: to, Step: Step{Every: 24 * time.Hour, Calendar: true}, Aggs: []Agg{{Avg, "temp"}}}, false, "a rollup does not answer calendar days"},
 	} {
 		if _, _, ok := pickRollup([]schema.Rollup{hourly}, &c.q); ok != c.want {
 			t.Errorf("%v %v: picked %v, want %v", c.q.Step, c.q.Aggs, ok, c.want)
 		}
+		if !c.want {
+			if got := whyNoRollup([]schema.Rollup{hourly}, &c.q); got != c.why {
+				t.Errorf("%v %v: whyNoRollup = %q, want %q", c.q.Step, c.q.Aggs, got, c.why)
+			}
+		}
+	}
+	q0 := Query{View: "v", From: from, To: to, Step: Step{Every: time.Hour}}
+	if got, want := whyNoRollup(nil, &q0), "no rollup of view v"; got != want {
+		t.Errorf("whyNoRollup without rollups = %q, want %q", got, want)
 	}
 	sixHours := hourly
 	sixHours.Name, sixHours.Every = "six", 6*time.Hour

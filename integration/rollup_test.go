@@ -178,6 +178,9 @@ func checkRollupReads(t *testing.T, r *repo.Repo[refmodel.Reading], stored map[g
 		if err := sameAggregates(got, want); err != nil {
 			t.Fatalf("%s, round %d (%s %v, %v, %v, %v..%v): %v", phase, round, view, key, q.Step, q.Direction, from, to, err)
 		}
+		if (st.Rollup == "") == (st.NoRollup == "") || st.RollupRows > 0 && st.Rollup == "" {
+			t.Fatalf("%s, round %d: stats say rollup %q, none because %q, with %d rollup rows read", phase, round, st.Rollup, st.NoRollup, st.RollupRows)
+		}
 		q.UseRollups, q.Stats = false, nil
 		raw, err := aggregate.Collect(t.Context(), r, q)
 		if err != nil {

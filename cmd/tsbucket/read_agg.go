@@ -60,6 +60,8 @@ func runAggregate(ctx context.Context, f readFlags, fs *flag.FlagSet, e env) err
 	if q.UseRollups, err = useRollups(r, v, f.agg.rollups); err != nil {
 		return err
 	}
+	var st aggregate.Stats
+	q.Stats = &st
 	rows, err := aggregate.Collect(ctx, r, q)
 	if errors.Is(err, aggregate.ErrBadQuery) || errors.Is(err, repo.ErrBadKey) || errors.Is(err, repo.ErrBadRange) {
 		return usageErr("%s", aggFlagError(err))
@@ -67,7 +69,24 @@ func runAggregate(ctx context.Context, f readFlags, fs *flag.FlagSet, e env) err
 	if err != nil {
 		return err
 	}
-	return f.agg.write(e.stdout, f.jsonOutput, q.Aggs, rows)
+	if err := f.agg.write(e.stdout, f.jsonOutput, q.Aggs, rows); err != nil {
+		return err
+	}
+	if q.UseRollups {
+		reportRollup(e.stderr, st)
+	}
+	return nil
+}
+
+// reportRollup says, on stderr (the rows on stdout stay as they are),
+// whether a rollup of --rollups answered the read, and why not when none did.
+func reportRollup(w io.Writer, st aggregate.Stats) {
+	if st.Rollup != "" {
+		fmt.Fprintf(w, "-- answered from rollup %s where it could: %d rollup row(s) read, %d item(s) read raw (ragged ends, intervals not rolled yet)\n",
+			st.Rollup, st.RollupRows, st.Rows-st.RollupRows)
+		return
+	}
+	fmt.Fprintf(w, "-- no rollup answered (%s): %d item(s) read raw\n", st.NoRollup, st.Rows)
 }
 
 // aggregateQuery checks the aggregate flags, before any connection.
