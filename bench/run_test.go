@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,8 +25,8 @@ func TestRunQuick(t *testing.T) {
 	for _, s := range rep.Scenarios {
 		ids = append(ids, s.ID)
 	}
-	if got, want := len(ids), 7; got != want {
-		t.Fatalf("got scenarios %v, want dense, sparse, empty, put, putmany, hot, deep", ids)
+	if got, want := strings.Join(ids, " "), "dense sparse empty put put-paced putmany hot deep"; got != want {
+		t.Fatalf("got scenarios %q, want %q", got, want)
 	}
 	sparseLimit := float64(min(cfg.Page, cfg.SparseItems))
 	tests := []struct {
@@ -42,6 +43,9 @@ func TestRunQuick(t *testing.T) {
 		{"put", nameTS, 3}, // presence entries were written by the warm-up
 		{"put", nameBaseline, 3},
 		{"put", nameTS + ", no metrics", 3},
+		{"put-paced", nameTS, 3}, // the same writes at one rate for all
+		{"put-paced", nameBaseline, 3},
+		{"put-paced", nameTS + ", no metrics", 3},
 		{"putmany", nameBaseline, 3},
 	}
 	for _, tc := range tests {
