@@ -1,6 +1,9 @@
 package bucket
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // Sentinel errors. Every error this package returns wraps exactly one of them,
 // so callers test with errors.Is and never parse messages.
@@ -71,3 +74,8 @@ var (
 	// column.
 	ErrNoFit = errors.New("bucket: no candidate width fits the partition limits")
 )
+
+// instant is t as error messages give it: RFC 3339 in UTC, as every
+// command takes and prints an instant (time.Time's %v form, "2026-12-03
+// 17:00:00 +0000 UTC", is neither).
+func instant(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -2,6 +2,7 @@ package bucket
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,5 +46,20 @@ func TestErrorsWrapExactlyOneSentinel(t *testing.T) {
 		if got := wrapped(c.err); len(got) != 1 || got[0] != c.want {
 			t.Errorf("%s: %v wraps %v, want only %v", c.name, c.err, got, c.want)
 		}
+	}
+}
+
+// TestErrorInstantsRFC3339: the instants in the package's errors are RFC
+// 3339 in UTC, the form the commands take and print.
+func TestErrorInstantsRFC3339(t *testing.T) {
+	before := time.Date(2014, 12, 31, 23, 0, 0, 0, time.FixedZone("x", 3600))
+	_, err := DiscordSnowflake().MinID(before)
+	if err == nil || !strings.Contains(err.Error(), "2014-12-31T22:00:00Z") {
+		t.Fatalf("MinID before the epoch: %v, want the instant as 2014-12-31T22:00:00Z", err)
+	}
+	s, _ := Fixed(time.Hour, time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+	_, err = s.Of(time.Date(2019, 6, 1, 12, 0, 0, 500, time.UTC))
+	if err == nil || !strings.Contains(err.Error(), "bucket of 2019-06-01T12:00:00.0000005Z") {
+		t.Fatalf("Bucket before the epoch: %v", err)
 	}
 }

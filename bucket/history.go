@@ -69,28 +69,28 @@ func (s Scheme) Then(from time.Time, next Scheme) (Scheme, error) {
 	last := segs[len(segs)-1]
 	switch {
 	case !last.from.IsZero() && !from.After(last.from):
-		return Scheme{}, fmt.Errorf("change at %v: %w: not after the previous change at %v", from.Format(time.RFC3339Nano), ErrBadChange, last.from.Format(time.RFC3339Nano))
+		return Scheme{}, fmt.Errorf("change at %v: %w: not after the previous change at %v", instant(from), ErrBadChange, instant(last.from))
 	case from.Unix() >= endUnix:
 		// ErrBadChange, the category the caller acts on (schema hints at
 		// the next boundary for it); the range is the reason, in the text.
-		return Scheme{}, fmt.Errorf("change at %v: %w: %v", from, ErrBadChange, ErrOutOfRange)
+		return Scheme{}, fmt.Errorf("change at %s: %w: %v", instant(from), ErrBadChange, ErrOutOfRange)
 	}
 	b, err := last.s.Of(from)
 	if err != nil {
 		// %v, not %w: an error wraps exactly one sentinel (errors.go), and
 		// the one here is ErrBadChange, not the ErrBeforeEpoch of Of.
-		return Scheme{}, fmt.Errorf("change at %v: %w: %v", from.Format(time.RFC3339Nano), ErrBadChange, err)
+		return Scheme{}, fmt.Errorf("change at %v: %w: %v", instant(from), ErrBadChange, err)
 	}
 	if !last.s.start(b).Equal(from) {
 		return Scheme{}, fmt.Errorf("change at %v: %w: not a bucket boundary of %v (bucket %s starts at %v)",
-			from.Format(time.RFC3339Nano), ErrBadChange, last.s, last.s.Format(b), last.s.start(b).Format(time.RFC3339Nano))
+			instant(from), ErrBadChange, last.s, last.s.Format(b), instant(last.s.start(b)))
 	}
 	if !from.After(segs[0].s.Epoch()) {
-		return Scheme{}, fmt.Errorf("change at %v: %w: the first scheme would hold no bucket", from.Format(time.RFC3339Nano), ErrBadChange)
+		return Scheme{}, fmt.Errorf("change at %v: %w: the first scheme would hold no bucket", instant(from), ErrBadChange)
 	}
 	nb, err := next.Of(from)
 	if err != nil || !next.start(nb).Equal(from) {
-		return Scheme{}, fmt.Errorf("change at %v: %w: not a bucket boundary of the new scheme %v", from.Format(time.RFC3339Nano), ErrBadChange, next)
+		return Scheme{}, fmt.Errorf("change at %v: %w: not a bucket boundary of the new scheme %v", instant(from), ErrBadChange, next)
 	}
 	first := b + last.off // the number after the last bucket before the change
 	segs = append(slices.Clip(segs), segment{from: from, s: next, off: first - nb, first: first})

@@ -65,7 +65,7 @@ func Fixed(width time.Duration, epoch time.Time) (Scheme, error) {
 		return Scheme{}, fmt.Errorf("fixed width %v: %w", width, ErrBadWidth)
 	}
 	if sec := epoch.Unix(); sec < minUnix || sec >= endUnix {
-		return Scheme{}, fmt.Errorf("fixed epoch %v: %w", epoch, ErrBadScheme)
+		return Scheme{}, fmt.Errorf("fixed epoch %s: %w", instant(epoch), ErrBadScheme)
 	}
 	// UTC() drops the location and the monotonic reading, so == works.
 	return Scheme{unit: unitFixed, width: width, epoch: epoch.UTC()}, nil
@@ -133,10 +133,10 @@ func (s Scheme) Of(t time.Time) (Bucket, error) {
 	}
 	sec := t.Unix()
 	if sec < minUnix || ((s.unit == unitFixed || s.unit == unitHistory) && t.Before(s.Epoch())) {
-		return 0, fmt.Errorf("bucket of %v: %w", t, ErrBeforeEpoch)
+		return 0, fmt.Errorf("bucket of %s: %w", instant(t), ErrBeforeEpoch)
 	}
 	if sec >= endUnix {
-		return 0, fmt.Errorf("bucket of %v: %w", t, ErrOutOfRange)
+		return 0, fmt.Errorf("bucket of %s: %w", instant(t), ErrOutOfRange)
 	}
 	return s.of(t), nil
 }

@@ -62,7 +62,7 @@ func (s Snowflake) check() error {
 	}
 	y := s.Epoch.UTC().Year() // the year of the instant, whatever zone the epoch was given in
 	if y < 1 || y > 9999 || s.Epoch.Nanosecond()%1e6 != 0 {
-		return fmt.Errorf("snowflake epoch %v must be a whole millisecond in years 1..9999: %w", s.Epoch, ErrBadKind)
+		return fmt.Errorf("snowflake epoch %s must be a whole millisecond in years 1..9999: %w", instant(s.Epoch), ErrBadKind)
 	}
 	return nil
 }
@@ -116,7 +116,7 @@ func (s Snowflake) Make(t time.Time, worker, seq uint64) (ID, error) {
 // millis returns the whole milliseconds from Epoch to t.
 func (s Snowflake) millis(t time.Time) (int64, error) {
 	if t.Before(s.Epoch) {
-		return 0, fmt.Errorf("snowflake time %v: %w", t, ErrBeforeEpoch)
+		return 0, fmt.Errorf("snowflake time %s: %w", instant(t), ErrBeforeEpoch)
 	}
 	maxMs := int64(1)<<(63-s.shift()) - 1
 	// ms = dsec*1000 + frac, frac in [-1000, 999]. With 63 timestamp bits
@@ -126,11 +126,11 @@ func (s Snowflake) millis(t time.Time) (int64, error) {
 	dsec := t.Unix() - s.Epoch.Unix()
 	frac := floorDiv(int64(t.Nanosecond()-s.Epoch.Nanosecond()), 1e6) + 1000
 	if dsec-1 > maxMs/1000 {
-		return 0, fmt.Errorf("snowflake time %v: %w", t, ErrOutOfRange)
+		return 0, fmt.Errorf("snowflake time %s: %w", instant(t), ErrOutOfRange)
 	}
 	base := (dsec - 1) * 1000
 	if base > maxMs-frac {
-		return 0, fmt.Errorf("snowflake time %v: %w", t, ErrOutOfRange)
+		return 0, fmt.Errorf("snowflake time %s: %w", instant(t), ErrOutOfRange)
 	}
 	return base + frac, nil
 }

@@ -42,9 +42,9 @@ func (Timestamp) unixNano(t time.Time) (int64, error) {
 	sec, ns := t.Unix(), t.Nanosecond()
 	switch {
 	case sec < -9223372037 || sec == -9223372037 && ns < 145224192:
-		return 0, fmt.Errorf("timestamp time %v: %w", t, ErrBeforeEpoch)
+		return 0, fmt.Errorf("timestamp time %s: %w", instant(t), ErrBeforeEpoch)
 	case sec > 9223372036 || sec == 9223372036 && ns > 854775807:
-		return 0, fmt.Errorf("timestamp time %v: %w", t, ErrOutOfRange)
+		return 0, fmt.Errorf("timestamp time %s: %w", instant(t), ErrOutOfRange)
 	}
 	return t.UnixNano(), nil
 }

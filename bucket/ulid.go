@@ -29,7 +29,7 @@ func (ULID) Precision() time.Duration { return time.Millisecond }
 func (ULID) Make(t time.Time, entropy [10]byte) (ID, error) {
 	ms, err := unixMillis(t, 1<<48-1)
 	if err != nil {
-		return ID{}, fmt.Errorf("ulid time %v: %w", t, err)
+		return ID{}, fmt.Errorf("ulid time %s: %w", instant(t), err)
 	}
 	var id ID
 	putMillis48(&id, ms)

@@ -36,14 +36,14 @@ func (TimeUUID) ticks(t time.Time) (int64, error) {
 	const maxTicks = 1<<60 - 1
 	sec := t.Unix() - gregorianUnix
 	if sec < 0 {
-		return 0, fmt.Errorf("timeuuid time %v: %w", t, ErrBeforeEpoch)
+		return 0, fmt.Errorf("timeuuid time %s: %w", instant(t), ErrBeforeEpoch)
 	}
 	if sec > maxTicks/10_000_000 {
-		return 0, fmt.Errorf("timeuuid time %v: %w", t, ErrOutOfRange)
+		return 0, fmt.Errorf("timeuuid time %s: %w", instant(t), ErrOutOfRange)
 	}
 	ts := sec*1e7 + int64(t.Nanosecond()/100)
 	if ts > maxTicks {
-		return 0, fmt.Errorf("timeuuid time %v: %w", t, ErrOutOfRange)
+		return 0, fmt.Errorf("timeuuid time %s: %w", instant(t), ErrOutOfRange)
 	}
 	return ts, nil
 }
@@ -149,7 +149,7 @@ func (UUIDv7) Precision() time.Duration { return time.Millisecond }
 func (UUIDv7) Make(t time.Time, rand [10]byte) (ID, error) {
 	ms, err := unixMillis(t, 1<<48-1)
 	if err != nil {
-		return ID{}, fmt.Errorf("uuidv7 time %v: %w", t, err)
+		return ID{}, fmt.Errorf("uuidv7 time %s: %w", instant(t), err)
 	}
 	var id ID
 	putMillis48(&id, ms)

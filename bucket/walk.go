@@ -38,7 +38,7 @@ func (s Scheme) Between(start, end time.Time, newestFirst bool) (iter.Seq[Bucket
 		return nil, ErrBadScheme
 	}
 	if end.Before(start) {
-		return nil, fmt.Errorf("buckets between %v and %v: %w", start, end, ErrFloorAfterStart)
+		return nil, fmt.Errorf("buckets between %s and %s: %w", instant(start), instant(end), ErrFloorAfterStart)
 	}
 	if epoch := s.Epoch(); start.Before(epoch) {
 		start = epoch
