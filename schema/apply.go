@@ -93,6 +93,8 @@ func checkColumnsExist(ctx context.Context, s *gocql.Session, keyspace string, v
 // MissingColumns returns the statements that add to the existing tables of
 // views the value columns they lack (Check's Fix of each such drift), in
 // Check's order; none when the keyspace or the tables do not exist yet.
+// MetadataTable is not among them: RegisterViews upgrades a metadata table
+// created by an older release itself.
 func MissingColumns(ctx context.Context, s *gocql.Session, keyspace string, views []View) ([]string, error) {
 	drifts, err := Check(ctx, s, keyspace, views)
 	if err != nil {
@@ -100,7 +102,7 @@ func MissingColumns(ctx context.Context, s *gocql.Session, keyspace string, view
 	}
 	var adds []string
 	for _, d := range drifts {
-		if d.Kind == DriftMissingColumn && d.Fix != "" {
+		if d.Kind == DriftMissingColumn && d.Fix != "" && d.Table != MetadataTable {
 			adds = append(adds, d.Fix)
 		}
 	}
