@@ -124,7 +124,7 @@ func (r *Repo[T]) Get(ctx context.Context, of *T) (T, error) {
 	if !f.IsValid() {
 		return zero, fmt.Errorf("repo: get: %w: no value for %s", ErrBadID, idv.spec.ID.Name)
 	}
-	id, err := idFromValue(idv.spec.Kind, f)
+	id, err := idFromValue(idv, f)
 	if err != nil {
 		return zero, fmt.Errorf("repo: get: %w", err)
 	}

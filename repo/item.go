@@ -38,19 +38,32 @@ func fieldPaths(m *reflectx.Mapper, t reflect.Type, columns []string) ([][]int, 
 	return paths, nil
 }
 
-// idFromValue converts the Go value of an ID field to the canonical bucket.ID.
-// Accepted: signed or unsigned integers (snowflakes), [16]byte arrays and
-// 16-byte slices. (An item's field must also be one gocql binds and scans:
-// checkFieldTypes refuses google/uuid.UUID and ulid.ULID fields.)
-func idFromValue(k bucket.Kind, v reflect.Value) (bucket.ID, error) {
-	id, err := idBytes(v)
+// idFromValue converts f, the Go value of v's ID field, to the canonical
+// bucket.ID. Accepted: signed or unsigned integers (snowflakes), [16]byte
+// arrays and 16-byte slices. (An item's field must also be one gocql binds
+// and scans: checkFieldTypes refuses google/uuid.UUID and ulid.ULID fields.)
+// An ID v's kind rejects is ErrBadID naming the column and the value.
+func idFromValue(v *view, f reflect.Value) (bucket.ID, error) {
+	id, err := idBytes(f)
 	if err != nil {
 		return id, err
 	}
-	if _, err := k.Time(id); err != nil {
-		return id, fmt.Errorf("%w: %w", ErrBadID, err)
+	if _, err := v.spec.Kind.Time(id); err != nil {
+		return id, fmt.Errorf("%w: %s %s: %w", ErrBadID, v.spec.ID.Name, idValueText(f, id), err)
 	}
 	return id, nil
+}
+
+// idValueText is an ID field's value as an error names it: an integer in
+// decimal, as the item holds it, anything else as the 32 hex digits of id.
+func idValueText(f reflect.Value, id bucket.ID) string {
+	switch f.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return strconv.FormatInt(f.Int(), 10)
+	case reflect.Uint, reflect.Uint64, reflect.Uint32:
+		return strconv.FormatUint(f.Uint(), 10)
+	}
+	return hex.EncodeToString(id[:])
 }
 
 // idBytes is the canonical form of an ID field's value, unchecked against

@@ -209,6 +209,6 @@ func (r *Repo[T]) firstID(v *view, items []T) (id bucket.ID, ok bool, err error)
 	if len(items) == 0 {
 		return id, false, nil
 	}
-	id, err = idFromValue(v.spec.Kind, v.col(reflect.ValueOf(&items[0]).Elem(), v.idIdx))
+	id, err = idFromValue(v, v.col(reflect.ValueOf(&items[0]).Elem(), v.idIdx))
 	return id, err == nil, err
 }

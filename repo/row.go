@@ -161,7 +161,7 @@ func (rw *row) identify(same *row) error {
 		if !idv.IsValid() {
 			return fmt.Errorf("%w: no value for %s", ErrBadID, v.spec.ID.Name)
 		}
-		id, err := idFromValue(v.spec.Kind, idv)
+		id, err := idFromValue(v, idv)
 		if err != nil {
 			return err
 		}

@@ -244,7 +244,7 @@ func (w *walk[T]) boundaryCursor() string {
 }
 
 func (w *walk[T]) cursorAfter(item *T) string {
-	id, err := idFromValue(w.v.spec.Kind, w.v.col(indirect(item), w.v.idIdx))
+	id, err := idFromValue(w.v, w.v.col(indirect(item), w.v.idIdx))
 	if err != nil {
 		// The row came from the database through this view's own column: a
 		// failure here means the stored ID is one the kind rejects.

@@ -112,7 +112,7 @@ func (w *walk[T]) merge(parts [][]T, limit int) []T {
 	var all []keyed
 	for s, p := range parts {
 		for _, it := range p {
-			id, _ := idFromValue(w.v.spec.Kind, w.v.col(reflect.ValueOf(&it).Elem(), w.v.idIdx))
+			id, _ := idFromValue(w.v, w.v.col(reflect.ValueOf(&it).Elem(), w.v.idIdx))
 			all = append(all, keyed{id, s, it})
 		}
 	}
