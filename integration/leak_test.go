@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -168,10 +170,20 @@ func TestCancelCoalescedRead(t *testing.T) {
 // finishes every item on its own context, within Options.Write.FanoutTimeout, and
 // returns nil. A Put on a cancelled context returns at once, having sent
 // nothing, with an error that is not a partial write.
+//
+// The cancel follows the first statement the PutMany sends, seen by its
+// executor: a cancel after a fixed delay raced the call's preparation (its
+// 20,000 rows derived and grouped, then admitted), which a loaded machine
+// under -race stretched past the delay, and a cancel before anything is
+// sent rightly returns a nothing-written error.
 func TestCancelFanout(t *testing.T) {
 	leakCheck(t)
 	const bound = time.Minute
-	r, s, ks := openTicksIn(t, repo.Options{Write: repo.WriteOptions{Concurrency: 4, FanoutTimeout: bound}})
+	sent := &firstSend{seen: make(chan struct{})}
+	r, s, ks := openTicksIn(t, repo.Options{
+		Write:        repo.WriteOptions{Concurrency: 4, FanoutTimeout: bound},
+		WrapExecutor: func(next repo.Executor) repo.Executor { sent.next = next; return sent },
+	})
 	now := time.Now()
 	items := make([]tick, 20_000)
 	for i := range items {
@@ -181,7 +193,26 @@ func TestCancelFanout(t *testing.T) {
 		}
 		items[i] = tick{Src: fmt.Sprintf("src-%d", i%5000), ID: snowflakeInt(id), V: "v"}
 	}
-	err, took := cancelAfter(t, 300*time.Millisecond, func(ctx context.Context) error { return r.PutMany(ctx, items) })
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	sent.armed.Store(true)
+	go func() { done <- r.PutMany(ctx, items) }()
+	select {
+	case err := <-done:
+		t.Fatalf("PutMany returned %.300v before sending anything", err)
+	case <-sent.seen:
+	}
+	time.Sleep(20 * time.Millisecond) // a few groups in flight, most still to send
+	cancel()
+	cancelled := time.Now()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(bound + 10*time.Second):
+		t.Fatalf("PutMany still running %v after the cancel", bound+10*time.Second)
+	}
+	took := time.Since(cancelled)
 	t.Logf("PutMany of %d items returned %v %v after the cancel", len(items), err, took)
 	if err != nil || took > bound {
 		t.Fatalf("got %.300v after %v, want the fan-out finished (nil) within %v", err, took, bound)
@@ -194,13 +225,33 @@ func TestCancelFanout(t *testing.T) {
 		t.Fatalf("%d rows stored, want all %d", n, len(items))
 	}
 
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
+	ended, end := context.WithCancel(t.Context())
+	end()
 	start := time.Now()
-	err = r.Put(ctx, &items[0])
+	err = r.Put(ended, &items[0])
 	if !errors.Is(err, context.Canceled) || errors.Is(err, repo.ErrPartialWrite) || time.Since(start) > promptly {
 		t.Fatalf("Put on a cancelled context: %v after %v", err, time.Since(start))
 	}
+}
+
+// firstSend is an executor that closes seen at the first statement it
+// executes once armed.
+type firstSend struct {
+	next  repo.Executor
+	armed atomic.Bool
+	once  sync.Once
+	seen  chan struct{}
+}
+
+func (f *firstSend) Exec(ctx context.Context, st repo.Statement) error {
+	if f.armed.Load() {
+		f.once.Do(func() { close(f.seen) })
+	}
+	return f.next.Exec(ctx, st)
+}
+
+func (f *firstSend) Query(ctx context.Context, st repo.Statement) repo.Rows {
+	return f.next.Query(ctx, st)
 }
 
 // TestCancelRepair: a repair over a long walk stops with its context.
