@@ -167,6 +167,28 @@ func TestReadNullCells(t *testing.T) {
 	}
 }
 
+// TestTextCellsQuotedWhenAmbiguous: a text the table would show as
+// another is quoted: spaces at either end (the column's padding hides
+// them), a leading double quote, control characters; other text is as it
+// is, inner spaces included.
+func TestTextCellsQuotedWhenAmbiguous(t *testing.T) {
+	for in, want := range map[string]string{
+		" lead":      `" lead"`,
+		"trail ":     `"trail "`,
+		" ":          `" "`,
+		`"quoted"`:   `"\"quoted\""`,
+		"tab\there":  `"tab\there"`,
+		"in side":    "in side",
+		"plain":      "plain",
+		"naïve":      "naïve",
+		"\u00a0nbsp": "\"\\u00a0nbsp\"",
+	} {
+		if got := formatValue(in); got != want {
+			t.Errorf("formatValue(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 // TestRollupsFileCheckedBeforeConnecting: repair and backfill read their
 // --rollups file before they connect: a file that is missing, bad or
 // declares no rollup is a usage error (the hosts here refuse at once).

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gocql/gocql"
 
@@ -76,7 +78,8 @@ func parseRange(fromText, toText string) (from, to time.Time, err error) {
 // (UTC), blobs in hex, null for a missing value (a null column), text
 // quoted only when it would read as something else: when it holds control
 // characters (a tab or newline would break the table), is empty (an empty
-// cell) or is spelt null.
+// cell), is spelt null, begins or ends with a space (the table's padding
+// would hide it) or begins with a double quote (it would read as quoted).
 func formatValue(x any) string {
 	switch v := x.(type) {
 	case nil:
@@ -86,7 +89,7 @@ func formatValue(x any) string {
 	case []byte:
 		return "0x" + hex.EncodeToString(v)
 	case string:
-		if v == "" || v == "null" || strings.ContainsFunc(v, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		if needsQuotes(v) {
 			return strconv.Quote(v)
 		}
 		return v
@@ -94,6 +97,20 @@ func formatValue(x any) string {
 		return v.String()
 	}
 	return fmt.Sprint(x)
+}
+
+// needsQuotes reports whether the text v would read as something else
+// in a table cell unquoted (formatValue).
+func needsQuotes(v string) bool {
+	if v == "" || v == "null" || v[0] == '"' {
+		return true
+	}
+	first, _ := utf8.DecodeRuneInString(v)
+	last, _ := utf8.DecodeLastRuneInString(v)
+	if unicode.IsSpace(first) || unicode.IsSpace(last) {
+		return true
+	}
+	return strings.ContainsFunc(v, func(r rune) bool { return r < ' ' || r == 0x7f })
 }
 
 // jsonValue is x as --json prints it: times in RFC 3339 (UTC) and blobs in
