@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gocql/gocql"
+
 	"github.com/tsbucket/tsbucket/internal/refmodel"
 )
 
@@ -34,6 +36,21 @@ func TestBadIDErrorNamesColumnAndValue(t *testing.T) {
 				t.Errorf("%s of ID %d: got %v, want ErrBadID naming %q", name, tc.id, err, tc.want)
 			}
 		}
+	}
+}
+
+// A 16-byte ID is named in its kind's text form: a version 4 UUID where
+// a timeuuid is due, as 8-4-4-4-12 hex.
+func TestBadUUIDErrorNamesValue(t *testing.T) {
+	r, err := New[refmodel.Reading](&gocql.Session{}, "iot", refmodel.IoTViews(),
+		Options{WrapExecutor: func(Executor) Executor { return refusingExecutor{t} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v4 := gocql.UUID{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0x4d, 0xef, 0x80, 1, 2, 3, 4, 5, 6, 7}
+	err = r.Put(context.Background(), &refmodel.Reading{SensorID: "s", SiteID: "x", ReadingID: v4, Value: 1})
+	if want := "reading_id " + v4.String(); !errors.Is(err, ErrBadID) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want ErrBadID naming %q", err, want)
 	}
 }
 

@@ -49,21 +49,9 @@ func idFromValue(v *view, f reflect.Value) (bucket.ID, error) {
 		return id, err
 	}
 	if _, err := v.spec.Kind.Time(id); err != nil {
-		return id, fmt.Errorf("%w: %s %s: %w", ErrBadID, v.spec.ID.Name, idValueText(f, id), err)
+		return id, fmt.Errorf("%w: %s %s: %w", ErrBadID, v.spec.ID.Name, v.spec.Kind.Format(id), err)
 	}
 	return id, nil
-}
-
-// idValueText is an ID field's value as an error names it: an integer in
-// decimal, as the item holds it, anything else as the 32 hex digits of id.
-func idValueText(f reflect.Value, id bucket.ID) string {
-	switch f.Kind() {
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return strconv.FormatInt(f.Int(), 10)
-	case reflect.Uint, reflect.Uint64, reflect.Uint32:
-		return strconv.FormatUint(f.Uint(), 10)
-	}
-	return hex.EncodeToString(id[:])
 }
 
 // idBytes is the canonical form of an ID field's value, unchecked against
