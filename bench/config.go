@@ -54,6 +54,11 @@ type Config struct {
 	// monotonic clock.
 	Now func() time.Time
 	Log io.Writer // progress lines; nil discards
+
+	// NodePIDs are the node processes, on this machine, of the cluster at
+	// Hosts (LoopbackServerPIDs finds them): their CPU time per operation
+	// is reported next to the client's. None: not reported.
+	NodePIDs []int
 }
 
 // Quick is a small run for tests: every scenario, a few seconds in all.
@@ -132,5 +137,6 @@ func (c Config) withDefaults() Config {
 	}
 	c.Hosts = append([]string(nil), c.Hosts...)
 	c.Only = append([]string(nil), c.Only...)
+	c.NodePIDs = append([]int(nil), c.NodePIDs...)
 	return c
 }

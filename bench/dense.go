@@ -66,9 +66,9 @@ func (e *env) dense(ctx context.Context) (Scenario, error) {
 		}
 		return wantPage("baseline SELECT", len(items), c.Page)
 	}
-	ts := &tally{name: nameTS, queries: e.tsQueries}
-	noIdx := &tally{name: "tsbucket, no presence index", queries: e.tsQueries}
-	bl := &tally{name: nameBaseline, baseline: true, queries: e.baseCount.load}
+	ts := e.tally(nameTS, false, e.tsQueries)
+	noIdx := e.tally("tsbucket, no presence index", false, e.tsQueries)
+	bl := e.tally(nameBaseline, true, e.baseCount.load)
 	run := func(t *tally, op func(context.Context) error) func() error {
 		return func() error {
 			return t.measure(ctx, func() (block, error) {

@@ -53,23 +53,34 @@ func (r Report) Markdown() string {
 
 func writeScenario(b *strings.Builder, s Scenario) {
 	fmt.Fprintf(b, "\n#### %s\n\n%s. One op: %s.\n\n", s.Title, capitalize(s.Mode), s.Unit)
-	b.WriteString("| variant | ops | p50 ms | p99 ms | max ms | ops/s | queries/op | allocs/op | KiB/op | p50 vs baseline | p99 vs baseline | CPU µs/op | CPU vs baseline | allocs vs baseline |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var base Variant
+	node := false // the node's CPU was measured (Config.NodePIDs)
 	for _, v := range s.Variants {
 		if v.Baseline {
 			base = v
 		}
+		node = node || v.NodeCPUPerOp > 0
 	}
+	b.WriteString("| variant | ops | p50 ms | p99 ms | max ms | ops/s | queries/op | allocs/op | KiB/op | p50 vs baseline | p99 vs baseline | CPU µs/op | CPU vs baseline | allocs vs baseline |")
+	sep := "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	if node {
+		b.WriteString(" node CPU µs/op | node CPU vs baseline |")
+		sep += "---|---|"
+	}
+	b.WriteString("\n" + sep + "\n")
 	for _, v := range s.Variants {
 		name := v.Name
 		if v.Baseline {
 			name += " (baseline)"
 		}
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %sx | %sx | %s | %sx | %sx |\n", name, v.Ops,
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %sx | %sx | %s | %sx | %sx |", name, v.Ops,
 			num(v.Latency.P50), num(v.Latency.P99), num(v.Latency.Max), num(v.Throughput), num(v.QueriesPerOp),
 			num(v.AllocsPerOp), num(v.BytesPerOp/1024), num(ratio(v.Latency.P50, base.Latency.P50)), num(ratio(v.Latency.P99, base.Latency.P99)),
 			num(v.CPUPerOp), num(ratio(v.CPUPerOp, base.CPUPerOp)), num(ratio(v.AllocsPerOp, base.AllocsPerOp)))
+		if node {
+			fmt.Fprintf(b, " %s | %sx |", num(v.NodeCPUPerOp), num(ratio(v.NodeCPUPerOp, base.NodeCPUPerOp)))
+		}
+		b.WriteString("\n")
 	}
 	if len(s.Depth) > 0 {
 		writeDepth(b, s.Depth)

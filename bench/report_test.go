@@ -51,6 +51,27 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
+// TestMarkdownNodeCPU: a scenario whose node CPU was measured gets its
+// columns; one without keeps the table it had.
+func TestMarkdownNodeCPU(t *testing.T) {
+	r := sampleReport()
+	deep := r.Scenarios[1].Variants
+	deep[0].NodeCPUPerOp, deep[1].NodeCPUPerOp = 210, 200
+	md := r.Markdown()
+	for _, want := range []string{
+		"| CPU µs/op | CPU vs baseline | allocs vs baseline | node CPU µs/op | node CPU vs baseline |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+		"| 0 | 0x | 1.00x | 210 | 1.05x |",
+		"| 0 | 0x | 1.00x | 200 | 1.00x |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if dense := md[:strings.Index(md, "#### Deep")]; strings.Contains(dense, "node CPU") {
+		t.Errorf("the dense scenario, not measured on the node, has node CPU columns:\n%s", dense)
+	}
+}
+
 func TestUpdateMarkdown(t *testing.T) {
 	r := sampleReport()
 	doc := "# Title\n\nprose\n\n" + BeginMarker + "\nold numbers\n" + EndMarker + "\n\nmore prose\n"

@@ -87,6 +87,14 @@ type Variant struct {
 	// estimates it: a collection is the process's, charged to the block it
 	// happened in, so it weighs the live heap of every variant alike.
 	GCPerOp float64 `json:"gc_cpu_us_per_op"`
+	// NodeCPUPerOp is the CPU time of the node's processes over the
+	// measured blocks per op, in microseconds, when they run on this
+	// machine (Config.NodePIDs; 0 otherwise): what the variant costs the
+	// server, whose CPU bounds the closed loops' throughput. A block's
+	// node CPU also holds the node's own work meanwhile (compaction,
+	// flushes, gossip), which the interleaved rounds spread over the
+	// variants alike.
+	NodeCPUPerOp float64 `json:"node_cpu_us_per_op,omitempty"`
 	// MaxQueries is the most requests one round sent (hot key).
 	MaxQueries int64 `json:"max_queries_per_round,omitempty"`
 }

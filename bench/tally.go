@@ -39,6 +39,15 @@ type tally struct {
 	bytes   uint64
 	cpu     time.Duration // process CPU over the measured blocks
 	gc      time.Duration // the collector's share of it (gcCPU)
+
+	nodePIDs []int         // the node's processes on this machine (Config.NodePIDs)
+	node     time.Duration // their CPU over the measured blocks
+}
+
+// tally starts the tally of a variant of e's scenarios, its requests
+// counted by queries, the node's CPU read where it runs on this machine.
+func (e *env) tally(name string, baseline bool, queries func() int64) *tally {
+	return &tally{name: name, baseline: baseline, queries: queries, nodePIDs: e.cfg.NodePIDs}
 }
 
 // block is one measured run of a variant: the latencies of its operations,
@@ -63,13 +72,13 @@ func (t *tally) measure(ctx context.Context, fn func() (block, error)) error {
 	var before, after runtime.MemStats
 	q0 := t.queries()
 	runtime.ReadMemStats(&before)
-	cpu0, gc0 := processCPU(), gcCPU()
+	cpu0, gc0, node0 := processCPU(), gcCPU(), nodeCPU(t.nodePIDs)
 	start := time.Now()
 	var b block
 	var err error
 	pprof.Do(ctx, pprof.Labels("variant", t.name), func(context.Context) { b, err = fn() })
 	elapsed := time.Since(start)
-	cpu, gc := processCPU()-cpu0, gcCPU()-gc0
+	cpu, gc, node := processCPU()-cpu0, gcCPU()-gc0, nodeCPU(t.nodePIDs)-node0
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return err
@@ -88,6 +97,7 @@ func (t *tally) measure(ctx context.Context, fn func() (block, error)) error {
 	t.bytes += after.TotalAlloc - before.TotalAlloc
 	t.cpu += cpu
 	t.gc += gc
+	t.node += node
 	return nil
 }
 
@@ -100,6 +110,9 @@ func (t *tally) variant() Variant {
 		v.BytesPerOp = round3(float64(t.bytes) / float64(t.ops))
 		v.CPUPerOp = round3(float64(t.cpu.Microseconds()) / float64(t.ops))
 		v.GCPerOp = round3(float64(t.gc.Microseconds()) / float64(t.ops))
+		if len(t.nodePIDs) > 0 {
+			v.NodeCPUPerOp = round3(float64(t.node.Microseconds()) / float64(t.ops))
+		}
 	}
 	if t.elapsed > 0 {
 		v.Throughput = round3(float64(t.ops) / t.elapsed.Seconds())

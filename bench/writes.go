@@ -174,7 +174,7 @@ func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
 		}
 	}
 	single, err := e.writeScenario(ctx, "put", fmt.Sprintf("Fan-out write of one message to 3 views (%d concurrent callers)", c.WriteWorkers),
-		c.WriteWorkers, 1, put, putBase, measured{&tally{name: nameTS + ", no metrics", queries: e.hotCount.load}, putBare})
+		c.WriteWorkers, 1, put, putBase, measured{e.tally(nameTS+", no metrics", false, e.hotCount.load), putBare})
 	if err != nil {
 		return nil, err
 	}
@@ -206,9 +206,9 @@ func (e *env) pacedPut(ctx context.Context, baseThroughput float64, put, putBase
 		return Scenario{}, fmt.Errorf("bench: paced put: the baseline's closed-loop throughput is %g/s", baseThroughput)
 	}
 	n := max(1, int(rate*c.WriteBlock.Seconds()*2)) // calls per block: twice a closed-loop block's duration
-	ts := &tally{name: nameTS, queries: e.tsQueries}
-	bl := &tally{name: nameBaseline, baseline: true, queries: e.baseCount.load}
-	bare := &tally{name: nameTS + ", no metrics", queries: e.hotCount.load}
+	ts := e.tally(nameTS, false, e.tsQueries)
+	bl := e.tally(nameBaseline, true, e.baseCount.load)
+	bare := e.tally(nameTS+", no metrics", false, e.hotCount.load)
 	run := func(t *tally, op func(context.Context, int) error) func() error {
 		return func() error {
 			return t.measure(ctx, func() (block, error) {
@@ -271,8 +271,8 @@ type measured struct {
 // interleaved; each call writes perCall messages.
 func (e *env) writeScenario(ctx context.Context, id, title string, workers, perCall int, op, base func(context.Context, int) error, extra ...measured) (Scenario, error) {
 	vs := append([]measured{
-		{&tally{name: nameTS, queries: e.tsQueries}, op},
-		{&tally{name: nameBaseline, baseline: true, queries: e.baseCount.load}, base},
+		{e.tally(nameTS, false, e.tsQueries), op},
+		{e.tally(nameBaseline, true, e.baseCount.load), base},
 	}, extra...)
 	runs := make([]func() error, len(vs))
 	for i, v := range vs {

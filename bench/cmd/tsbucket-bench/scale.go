@@ -76,11 +76,7 @@ func scaleConfig(ctx context.Context, o options, cl *provision.Cluster, log io.W
 		}
 		cfg.Nodetool = nt
 	}
-	if cl.Local != nil {
-		for i := range nodes {
-			cfg.NodePIDs = append(cfg.NodePIDs, cl.Local.PID(i))
-		}
-	}
+	cfg.NodePIDs = nodePIDs(cl, nodes, log)
 	return cfg, nil
 }
 

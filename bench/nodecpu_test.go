@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"net"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+func TestProcNetAddr(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"0100007F:2352", "127.0.0.1:9042"},
+		{"0200007F:2352", "127.0.0.2:9042"},
+		{"00000000:2352", "*:9042"},
+		{"00000000000000000000000001000000:1F90", "[::1]:8080"},
+		{"00000000000000000000000000000000:2352", "*:9042"},
+	} {
+		got, ok := procNetAddr(c.in)
+		if !ok || got != c.want {
+			t.Errorf("procNetAddr(%q) = %q, %v; want %q", c.in, got, ok, c.want)
+		}
+	}
+	for _, bad := range []string{"", "0100007F", "zz00007F:2352", "0100007F:zz", "01007F:2352"} {
+		if got, ok := procNetAddr(bad); ok {
+			t.Errorf("procNetAddr(%q) = %q, want refused", bad, got)
+		}
+	}
+}
+
+// TestLoopbackServerPIDs finds this process by a socket it listens on, and
+// nothing for a host elsewhere or a port nobody listens on.
+func TestLoopbackServerPIDs(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+
+	pids, err := LoopbackServerPIDs([]string{"127.0.0.1"}, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(pids, os.Getpid()) {
+		t.Errorf("LoopbackServerPIDs(127.0.0.1, %d) = %v, want this process %d", port, pids, os.Getpid())
+	}
+	pids, err = LoopbackServerPIDs([]string{"127.0.0.1:" + strconv.Itoa(port)}, 1)
+	if err != nil || !slices.Contains(pids, os.Getpid()) {
+		t.Errorf("with the port in the host: %v, %v; want this process", pids, err)
+	}
+	if pids, err := LoopbackServerPIDs([]string{"127.0.0.1", "10.1.2.3"}, port); err != nil || pids != nil {
+		t.Errorf("a host elsewhere: %v, %v; want nothing", pids, err)
+	}
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := ln2.Addr().(*net.TCPAddr).Port
+	ln2.Close()
+	if pids, err := LoopbackServerPIDs([]string{"127.0.0.1"}, free); err != nil || pids != nil {
+		t.Errorf("a port nobody listens on: %v, %v; want nothing", pids, err)
+	}
+}
