@@ -132,9 +132,13 @@ func benchConfig(o options, cl *provision.Cluster, log io.Writer) bench.Config {
 // nodePIDs are the processes of cl's nodes when they run on this machine:
 // the ones it started, or those listening at its hosts when these are
 // loopback addresses (TSBUCKET_HOSTS=127.0.0.1 and a node started apart).
-// None for a cluster elsewhere or in a container: the scenarios then report
-// the client's CPU alone.
+// None for a cluster elsewhere or in a container (the process listening
+// at a container's published port is the engine's proxy, not the node):
+// the scenarios then report the client's CPU alone.
 func nodePIDs(cl *provision.Cluster, nodes int, log io.Writer) []int {
+	if cl.Source == provision.SourceScylla {
+		return nil
+	}
 	if cl.Local != nil {
 		var pids []int
 		for i := range nodes {
