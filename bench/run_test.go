@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tsbucket/tsbucket/internal/provision"
 )
 
 // TestRunQuick runs every scenario, small, against a real node and checks
@@ -17,6 +19,7 @@ func TestRunQuick(t *testing.T) {
 	defer cancel()
 	cfg := Quick()
 	cfg.Hosts, cfg.Datacenter, cfg.Keyspace = cl.Hosts, cl.Datacenter, "tsbucket_bench_test"
+	cfg.NodePIDs = testNodePIDs(t, cl)
 	rep, err := Run(ctx, cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -80,6 +83,33 @@ func TestRunQuick(t *testing.T) {
 	if _, err := Chart(rep); err != nil {
 		t.Errorf("Chart: %v", err)
 	}
+	// The node's CPU, read where the node runs here: the naive walk's
+	// thousands of reads cost it far more than a 10 ms tick.
+	naive, _ := scenario(t, rep, "sparse").Variant("naive bucket walk")
+	switch {
+	case len(cfg.NodePIDs) > 0 && naive.NodeCPUPerOp <= 0:
+		t.Errorf("node %v measured, but the naive walk cost it nothing: %+v", cfg.NodePIDs, naive)
+	case len(cfg.NodePIDs) == 0 && naive.NodeCPUPerOp != 0:
+		t.Errorf("no node measured, but the naive walk reports node CPU: %+v", naive)
+	}
+}
+
+// testNodePIDs are the processes of cl's node when it runs on this machine
+// (the one the tests started, or one listening at a loopback host), as
+// tsbucket-bench finds them; none for a container or a node elsewhere.
+func testNodePIDs(t *testing.T, cl *provision.Cluster) []int {
+	t.Helper()
+	switch {
+	case cl.Local != nil:
+		return []int{cl.Local.PID(0)}
+	case cl.Source != provision.SourceExternal:
+		return nil
+	}
+	pids, err := LoopbackServerPIDs(cl.Hosts, 9042)
+	if err != nil {
+		t.Fatalf("LoopbackServerPIDs(%v): %v", cl.Hosts, err)
+	}
+	return pids
 }
 
 func scenario(t *testing.T, r Report, id string) Scenario {
