@@ -21,7 +21,11 @@
 // other scenarios are closed loop and say so in their Mode. Queries are
 // counted at the driver: the repository's metrics for tsbucket, a gocql
 // observer for the baselines. Allocations per operation come from
-// runtime.MemStats around each measured block, so they include the driver's.
+// runtime.MemStats around each measured block, so they include the driver's;
+// client CPU per operation is the process's CPU time over the same blocks,
+// and, when the node runs on this machine (Config.NodePIDs,
+// LoopbackServerPIDs), the node processes' CPU time is reported per
+// operation next to it.
 //
 // RunShards is a separate benchmark, not part of Run: one hot key written
 // and read through an unsharded view and the same view over ShardConfig.Shards
