@@ -78,7 +78,7 @@ func (t *tally) measure(ctx context.Context, fn func() (block, error)) error {
 	var err error
 	pprof.Do(ctx, pprof.Labels("variant", t.name), func(context.Context) { b, err = fn() })
 	elapsed := time.Since(start)
-	cpu, gc, node := processCPU()-cpu0, gcCPU()-gc0, nodeCPU(t.nodePIDs)-node0
+	cpu, gc, node := processCPU()-cpu0, gcCPU()-gc0, max(nodeCPU(t.nodePIDs)-node0, 0) // 0: a node went away
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return err
