@@ -31,7 +31,7 @@ func nodeCPU(pids []int) time.Duration {
 
 // LoopbackServerPIDs returns the processes of this machine listening for
 // TCP connections at hosts (host or host:port; port defaultPort when
-// absent), or nil when a host is not a loopback address: a server elsewhere
+// absent), or nil when a host is not a loopback address or "localhost": a server elsewhere
 // is not this machine's to measure. It reads /proc (Linux), and finds only
 // the processes whose sockets it may look at (every one, as root).
 func LoopbackServerPIDs(hosts []string, defaultPort int) ([]int, error) {
@@ -41,15 +41,20 @@ func LoopbackServerPIDs(hosts []string, defaultPort int) ([]int, error) {
 		if hh, pp, err := net.SplitHostPort(h); err == nil {
 			host, port = hh, pp
 		}
-		ip := net.ParseIP(host)
-		if ip == nil || !ip.IsLoopback() {
-			return nil, nil
+		ips := []net.IP{net.ParseIP(host)}
+		if strings.EqualFold(host, "localhost") {
+			ips = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback} // the name a driver resolves to either
 		}
 		p, err := strconv.Atoi(port)
 		if err != nil {
 			return nil, fmt.Errorf("bench: host %q: bad port: %w", h, err)
 		}
-		want[net.JoinHostPort(ip.String(), strconv.Itoa(p))] = true
+		for _, ip := range ips {
+			if ip == nil || !ip.IsLoopback() {
+				return nil, nil
+			}
+			want[net.JoinHostPort(ip.String(), strconv.Itoa(p))] = true
+		}
 		want[net.JoinHostPort("*", strconv.Itoa(p))] = true
 	}
 	inodes := map[string]bool{}

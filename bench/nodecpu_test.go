@@ -53,6 +53,9 @@ func TestLoopbackServerPIDs(t *testing.T) {
 	if err != nil || !slices.Contains(pids, os.Getpid()) {
 		t.Errorf("with the port in the host: %v, %v; want this process", pids, err)
 	}
+	if pids, err := LoopbackServerPIDs([]string{"localhost"}, port); err != nil || !slices.Contains(pids, os.Getpid()) {
+		t.Errorf("localhost: %v, %v; want this process", pids, err)
+	}
 	if pids, err := LoopbackServerPIDs([]string{"127.0.0.1", "10.1.2.3"}, port); err != nil || pids != nil {
 		t.Errorf("a host elsewhere: %v, %v; want nothing", pids, err)
 	}
