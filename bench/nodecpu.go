@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tsbucket/tsbucket/internal/provision"
 )
 
 // The server's side of a variant's cost. Throughput in these scenarios is
@@ -29,11 +31,38 @@ func nodeCPU(pids []int) time.Duration {
 	return sum
 }
 
+// CQLPort is the native protocol's port, which hosts use unless they name
+// another.
+const CQLPort = 9042
+
+// ClusterNodePIDs are the processes of cl's nodes (nodes of them when it
+// started them) when they run on this machine: the ones it started, or
+// those listening at its hosts when these are loopback addresses
+// (TSBUCKET_HOSTS=127.0.0.1 and a node started apart). None for a cluster
+// elsewhere or in a container: the process listening at a container's
+// published port is the engine's proxy, not the node.
+func ClusterNodePIDs(cl *provision.Cluster, nodes int) ([]int, error) {
+	if cl.Source == provision.SourceScylla {
+		return nil, nil
+	}
+	if cl.Local != nil {
+		var pids []int
+		for i := range nodes {
+			if pid := cl.Local.PID(i); pid > 0 {
+				pids = append(pids, pid)
+			}
+		}
+		return pids, nil
+	}
+	return LoopbackServerPIDs(cl.Hosts, CQLPort)
+}
+
 // LoopbackServerPIDs returns the processes of this machine listening for
 // TCP connections at hosts (host or host:port; port defaultPort when
-// absent), or nil when a host is not a loopback address or "localhost": a server elsewhere
-// is not this machine's to measure. It reads /proc (Linux), and finds only
-// the processes whose sockets it may look at (every one, as root).
+// absent), or nil when a host is neither a loopback address nor
+// "localhost": a server elsewhere is not this machine's to measure. It
+// reads /proc (Linux), and finds only the processes whose sockets it may
+// look at (every one, as root).
 func LoopbackServerPIDs(hosts []string, defaultPort int) ([]int, error) {
 	want := map[string]bool{} // "ip:port"; "*:port" for a server listening on every address
 	for _, h := range hosts {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/tsbucket/tsbucket/internal/provision"
 )
 
 func TestProcNetAddr(t *testing.T) {
@@ -67,5 +69,34 @@ func TestLoopbackServerPIDs(t *testing.T) {
 	ln2.Close()
 	if pids, err := LoopbackServerPIDs([]string{"127.0.0.1"}, free); err != nil || pids != nil {
 		t.Errorf("a port nobody listens on: %v, %v; want nothing", pids, err)
+	}
+}
+
+// TestClusterNodePIDs: the process listening at an external loopback host
+// is the node to measure; a container's published port is its engine's
+// proxy, and a host elsewhere is not this machine's.
+func TestClusterNodePIDs(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	host := ln.Addr().String()
+	for _, c := range []struct {
+		name string
+		cl   provision.Cluster
+		want bool // this process
+	}{
+		{"external loopback", provision.Cluster{Hosts: []string{host}, Source: provision.SourceExternal}, true},
+		{"container", provision.Cluster{Hosts: []string{host}, Source: provision.SourceScylla}, false},
+		{"elsewhere", provision.Cluster{Hosts: []string{"10.0.0.7"}, Source: provision.SourceExternal}, false},
+	} {
+		pids, err := ClusterNodePIDs(&c.cl, 1)
+		if err != nil || slices.Contains(pids, os.Getpid()) != c.want || !c.want && pids != nil {
+			t.Errorf("%s: %v, %v; want this process: %v", c.name, pids, err, c.want)
+		}
 	}
 }

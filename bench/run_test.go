@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/tsbucket/tsbucket/internal/provision"
 )
 
 // TestRunQuick runs every scenario, small, against a real node and checks
@@ -19,7 +17,11 @@ func TestRunQuick(t *testing.T) {
 	defer cancel()
 	cfg := Quick()
 	cfg.Hosts, cfg.Datacenter, cfg.Keyspace = cl.Hosts, cl.Datacenter, "tsbucket_bench_test"
-	cfg.NodePIDs = testNodePIDs(t, cl)
+	pids, err := ClusterNodePIDs(cl, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.NodePIDs = pids
 	rep, err := Run(ctx, cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -92,24 +94,6 @@ func TestRunQuick(t *testing.T) {
 	case len(cfg.NodePIDs) == 0 && naive.NodeCPUPerOp != 0:
 		t.Errorf("no node measured, but the naive walk reports node CPU: %+v", naive)
 	}
-}
-
-// testNodePIDs are the processes of cl's node when it runs on this machine
-// (the one the tests started, or one listening at a loopback host), as
-// tsbucket-bench finds them; none for a container or a node elsewhere.
-func testNodePIDs(t *testing.T, cl *provision.Cluster) []int {
-	t.Helper()
-	switch {
-	case cl.Local != nil:
-		return []int{cl.Local.PID(0)}
-	case cl.Source != provision.SourceExternal:
-		return nil
-	}
-	pids, err := LoopbackServerPIDs(cl.Hosts, 9042)
-	if err != nil {
-		t.Fatalf("LoopbackServerPIDs(%v): %v", cl.Hosts, err)
-	}
-	return pids
 }
 
 func scenario(t *testing.T, r Report, id string) Scenario {

@@ -129,35 +129,16 @@ func benchConfig(o options, cl *provision.Cluster, log io.Writer) bench.Config {
 	return cfg
 }
 
-// nodePIDs are the processes of cl's nodes when they run on this machine:
-// the ones it started, or those listening at its hosts when these are
-// loopback addresses (TSBUCKET_HOSTS=127.0.0.1 and a node started apart).
-// None for a cluster elsewhere or in a container (the process listening
-// at a container's published port is the engine's proxy, not the node):
-// the scenarios then report the client's CPU alone.
+// nodePIDs are the processes of cl's nodes on this machine
+// (bench.ClusterNodePIDs), none when they cannot be found: the scenarios
+// then report the client's CPU alone.
 func nodePIDs(cl *provision.Cluster, nodes int, log io.Writer) []int {
-	if cl.Source == provision.SourceScylla {
-		return nil
-	}
-	if cl.Local != nil {
-		var pids []int
-		for i := range nodes {
-			if pid := cl.Local.PID(i); pid > 0 {
-				pids = append(pids, pid)
-			}
-		}
-		return pids
-	}
-	pids, err := bench.LoopbackServerPIDs(cl.Hosts, cqlPort)
+	pids, err := bench.ClusterNodePIDs(cl, nodes)
 	if err != nil {
 		fmt.Fprintf(log, "tsbucket-bench: node CPU not measured: %v\n", err)
 	}
 	return pids
 }
-
-// cqlPort is the native protocol's port, which the hosts use unless they
-// name another.
-const cqlPort = 9042
 
 // runScenarios runs the scenarios (bench.Run) on cl, profiled if asked,
 // releases cl, writes the results and prints the report.
