@@ -24,7 +24,8 @@ import (
 // reads the source's newest item and writes it back (writeBack) with what
 // its source row has left of its TTL (backTTL), and checks that it shows:
 // instances' clocks differ by up to ClockSkew, so the retirement can be
-// stamped later than the delete.
+// stamped later than the delete. It then reads the source again, as a
+// delete of the item written back may have raced it.
 
 // latestConcurrency bounds the keys LatestValues reads at once.
 const latestConcurrency = 16
@@ -81,37 +82,74 @@ func (r *Repo[T]) LatestValues(ctx context.Context, view string, keys []Key) (it
 	return items, found, nil
 }
 
+// restoreRounds bounds the rounds of restoreLatest: each round after the
+// first follows a write-back of an item that a racing delete removed.
+const restoreRounds = 4
+
 // restoreLatest writes back the newest item of rw's key from its source
-// when the deleted rw was the key's newest: its latest-value view's first
-// row is then older than rw (a late item written after rw), missing, or rw
-// itself, when an earlier write-back stamped rw later than this delete.
+// when the deleted rw was the key's newest (restoreOnce), and makes sure
+// the item written back was not deleted meanwhile.
+//
+// A delete of that item (the next-newest: two deletes of a key's newest
+// two at once) can run between this delete's read of the source and its
+// write-back: it finds the view without the item and moves on, and the
+// write-back, stamped later than that delete when this instance's clock is
+// ahead, would show a deleted item until the key's next write. So the
+// source is read again after each write-back. Either that read sees the
+// other delete, and the item is deleted over the write-back's stamp and
+// the next round writes back the item now newest; or it does not, and the
+// other delete's own restore, which comes after its source delete, finds
+// the item in the view and deletes it over its stamp (the branch of
+// restoreOnce for rw itself).
 func (r *Repo[T]) restoreLatest(ctx context.Context, rw row, cfg writeConfig) error {
+	for range restoreRounds {
+		back, wrote, err := r.restoreOnce(ctx, rw, cfg)
+		if err != nil || !wrote {
+			return err
+		}
+		_, alive, err := r.backTTL(ctx, back, cfg)
+		if err != nil || alive {
+			return err
+		}
+		if err := r.deleteOverStamp(ctx, back, cfg); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("repo: the items written back into %s kept being deleted meanwhile (%d rounds)", rw.v.spec.Name, restoreRounds)
+}
+
+// restoreOnce writes back the newest item of rw's key from its source when
+// the deleted rw was the key's newest: its latest-value view's first row
+// is then older than rw (a late item written after rw), missing, or rw
+// itself, when an earlier write-back stamped rw later than this delete.
+// wrote says whether back was written back.
+func (r *Repo[T]) restoreOnce(ctx context.Context, rw row, cfg writeConfig) (back row, wrote bool, err error) {
 	v := rw.v
 	curID, hasCur, err := r.latestID(ctx, v, rw.key, cfg.consistency)
 	if err != nil || hasCur && v.spec.Kind.Compare(curID, rw.id) > 0 {
-		return err // a newer item is in place: rw was not the newest
+		return back, false, err // a newer item is in place: rw was not the newest
 	}
 	back, hasBack, err := r.sourceNewest(ctx, v, rw.key, cfg.consistency)
 	if err != nil || hasBack && back.id == rw.id {
-		return err // the source holds rw: a later write of it won, in every view
+		return back, false, err // the source holds rw: a later write of it won, in every view
 	}
 	if hasCur && curID == rw.id {
 		// The delete lost in this view only: a write-back (by an instance
 		// whose clock is ahead) stamped rw later than the source's copy.
 		if err := r.deleteOverStamp(ctx, rw, cfg); err != nil {
-			return err
+			return back, false, err
 		}
 	} else if !hasBack || hasCur && v.spec.Kind.Compare(curID, back.id) >= 0 {
-		return nil
+		return back, false, nil
 	}
 	if !hasBack {
-		return nil
+		return back, false, nil
 	}
 	ttl, alive, err := r.backTTL(ctx, back, cfg)
 	if err != nil || !alive {
-		return err // the source's row expired or was deleted since it was read
+		return back, false, err // the source's row expired or was deleted since it was read
 	}
-	return r.writeBack(ctx, back, ttl, cfg)
+	return back, true, r.writeBack(ctx, back, ttl, cfg)
 }
 
 // backTTL is the TTL in seconds (0: none) to write back back, the newest

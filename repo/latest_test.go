@@ -1,9 +1,11 @@
 package repo
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,5 +143,71 @@ func TestWriteBackOfASourceRowGone(t *testing.T) {
 	}
 	if it, ok, err := r.LatestValue(t.Context(), "latest_by_room", Key{"r"}); err != nil || ok {
 		t.Fatalf("LatestValue = %q, %v, %v; want nothing", it.Body, ok, err)
+	}
+}
+
+// interceptor runs before, once, ahead of the first statement it matches,
+// outside the fake cluster's lock, then forwards every statement to it.
+type interceptor struct {
+	*fakeCluster
+	match  func(Statement) bool
+	before func()
+	once   sync.Once
+}
+
+func (i *interceptor) Exec(ctx context.Context, s Statement) error {
+	if i.match(s) {
+		i.once.Do(i.before)
+	}
+	return i.fakeCluster.Exec(ctx, s)
+}
+
+// TestRacingDeletesOfTheNewestTwo: two instances delete a key's newest
+// item (A) and the one before it (B) at once, the first with its clock
+// ahead. The delete of A reads B as the source's newest and writes it back;
+// the delete of B, in between, removes B everywhere and writes back C.
+// B's write-back, stamped later than B's delete, must not bring B back: the
+// latest-value view ends at C, the newest item its source still holds.
+func TestRacingDeletesOfTheNewestTwo(t *testing.T) {
+	views := append(noteViews(), latestNoteView())
+	ahead := &world{now: fixedNow}
+	behind := &world{now: fixedNow}
+	fake := newFakeCluster(t, "ks", views, ahead.clock)
+	var rB *Repo[note]
+	var b note
+	var errB error
+	ran := false
+	ic := &interceptor{fakeCluster: fake,
+		match: func(s Statement) bool {
+			return s.Op == "insert" && s.Table == "latest_by_room" && slices.Contains(s.Args, any("B"))
+		},
+		before: func() { ran, errB = true, rB.Delete(t.Context(), &b) },
+	}
+	rA, err := New[note](tripwireSession(), "ks", views, Options{Now: ahead.clock, WrapExecutor: func(Executor) Executor { return ic }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rB, err = New[note](tripwireSession(), "ks", views, Options{Now: behind.clock, WrapExecutor: fake.wrap}); err != nil {
+		t.Fatal(err)
+	}
+	putNote(t, rB, behind.clock(), "C")
+	behind.advance(time.Hour)
+	b = putNote(t, rB, behind.clock(), "B")
+	behind.advance(time.Hour)
+	a := putNote(t, rB, behind.clock(), "A")
+	behind.advance(time.Second)
+	ahead.now = behind.clock().Add(time.Second) // A's delete is stamped after B's
+	if err := rA.Delete(t.Context(), &a); err != nil {
+		t.Fatal(err)
+	}
+	if errB != nil {
+		t.Fatalf("delete of B: %v", errB)
+	}
+	if !ran {
+		t.Fatal("the delete of B did not run")
+	}
+	it, ok, err := rA.LatestValue(t.Context(), "latest_by_room", Key{"r"})
+	if err != nil || !ok || it.Body != "C" {
+		t.Fatalf("LatestValue = %q (found %v, %v); want C, the newest item left", it.Body, ok, err)
 	}
 }
