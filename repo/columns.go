@@ -27,7 +27,7 @@ func (h *View[T]) TimeOf(item *T) (time.Time, error) {
 	}
 	id, err := idBytes(derefField(f))
 	if err != nil {
-		return time.Time{}, fmt.Errorf("view %s: %w", h.v.spec.Name, err)
+		return time.Time{}, fmt.Errorf("view %s: %w: %s: %w", h.v.spec.Name, ErrBadID, h.v.spec.ID.Name, err)
 	}
 	t, err := h.v.spec.Kind.Time(id) // checks the ID, as idFromValue does
 	if err != nil {

@@ -45,12 +45,12 @@ func (r *Repo[T]) Delete(ctx context.Context, item *T, opts ...WriteOption) erro
 	}
 	loose, err := r.rowsOfLoose(item)
 	if err != nil {
-		return fmt.Errorf("repo: delete: %w", err)
+		return opErr("delete", err)
 	}
 	if !hasUnsetKey(loose) {
 		rows, err := r.placedForDelete(ctx, item, cfg)
 		if err != nil {
-			return fmt.Errorf("repo: delete: %w", err)
+			return opErr("delete", err)
 		}
 		return r.deleteRows(ctx, rows, len(rows), cfg)
 	}
@@ -66,7 +66,7 @@ func (r *Repo[T]) Delete(ctx context.Context, item *T, opts ...WriteOption) erro
 func (r *Repo[T]) deleteByID(ctx context.Context, loose []row, cfg writeConfig) error {
 	idv := r.idView()
 	if idv == nil {
-		return fmt.Errorf("repo: delete: %w: a key value is unset (its zero value) and no view is keyed by the ID alone to look the item up; pass the item as stored", ErrBadKey)
+		return opErr("delete", fmt.Errorf("%w: a key value is unset (its zero value) and no view is keyed by the ID alone to look the item up; pass the item as stored", ErrBadKey))
 	}
 	i := slices.IndexFunc(loose, func(rw row) bool { return rw.v == idv })
 	stored, err := r.lookup(ctx, idv, loose[i].id, cfg.consistency)
@@ -74,11 +74,11 @@ func (r *Repo[T]) deleteByID(ctx context.Context, loose []row, cfg writeConfig) 
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("repo: delete: %w", err)
+		return opErr("delete", err)
 	}
 	rows, err := r.placedForDelete(ctx, &stored, cfg)
 	if err != nil {
-		return fmt.Errorf("repo: delete: stored item: %w", err)
+		return opErr("delete: stored item", err)
 	}
 	return r.deleteRows(ctx, rows, idViewLast(rows, idv), cfg)
 }

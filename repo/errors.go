@@ -59,6 +59,38 @@ var (
 	ErrNoProgress = errors.New("repo: no progress within the time budget")
 )
 
+// sentinels are the package's sentinel errors, which opError's text names
+// without their "repo: ".
+var sentinels = []error{
+	ErrUnknownView, ErrBadKey, ErrBadLimit, ErrBadCursor, ErrBadID, ErrBadRange,
+	ErrValueTooLarge, ErrBadItem, ErrUnknownColumn, ErrBadTTL, ErrBadOptions,
+	ErrPartialWrite, ErrNotAttempted, ErrStaleMetadata, ErrNoProgress,
+	ErrKeyBlocked, ErrNotFound, ErrRepairIncomplete, ErrBadSessionConfig, ErrUnknownDatacenter,
+}
+
+// opErr is err as the error of the call op ("put", "read v"): its text is
+// "repo: op: " and err's, in which this package's sentinels read without
+// their own "repo: " (a Put of a bad ID said "repo: put: view v: repo: bad
+// id: ..."). errors.Is and errors.As see through it.
+func opErr(op string, err error) error { return &opError{op: op, err: err} }
+
+type opError struct {
+	op  string
+	err error
+}
+
+func (e *opError) Error() string {
+	msg := e.err.Error()
+	for _, s := range sentinels {
+		if t := s.Error(); strings.Contains(msg, t) {
+			msg = strings.ReplaceAll(msg, t, strings.TrimPrefix(t, "repo: "))
+		}
+	}
+	return "repo: " + e.op + ": " + msg
+}
+
+func (e *opError) Unwrap() error { return e.err }
+
 // StaleError is a call refused because the repository's copy of the
 // metadata that places rows (scheme histories, promoted keys) could not be
 // proven current for the item times it needed (Options.Schemes.Lead). Nothing was

@@ -115,27 +115,27 @@ func (r *Repo[T]) Get(ctx context.Context, of *T) (T, error) {
 	var zero T
 	idv := r.idView()
 	if idv == nil {
-		return zero, fmt.Errorf("repo: get: %w: no view is keyed by the ID alone", ErrBadKey)
+		return zero, opErr("get", fmt.Errorf("%w: no view is keyed by the ID alone", ErrBadKey))
 	}
 	if of == nil {
-		return zero, fmt.Errorf("repo: get: %w: nil item", ErrBadItem)
+		return zero, opErr("get", fmt.Errorf("%w: nil item", ErrBadItem))
 	}
 	f := idv.col(reflect.ValueOf(of).Elem(), idv.idIdx)
 	if !f.IsValid() {
-		return zero, fmt.Errorf("repo: get: %w: no value for %s", ErrBadID, idv.spec.ID.Name)
+		return zero, opErr("get", fmt.Errorf("%w: no value for %s", ErrBadID, idv.spec.ID.Name))
 	}
 	id, err := idFromValue(idv, f)
 	if err != nil {
-		return zero, fmt.Errorf("repo: get: %w", err)
+		return zero, opErr("get", err)
 	}
 	// After the checks of the call itself: bad input is refused as such,
 	// never as stale metadata.
 	if err := r.current(ctx, time.Time{}); err != nil {
-		return zero, fmt.Errorf("repo: get: %w", err)
+		return zero, opErr("get", err)
 	}
 	item, err := r.lookup(ctx, idv, id, r.opts.Consistency)
 	if err != nil {
-		return zero, fmt.Errorf("repo: get: %w", err)
+		return zero, opErr("get", err)
 	}
 	return item, nil
 }

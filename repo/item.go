@@ -46,7 +46,7 @@ func fieldPaths(m *reflectx.Mapper, t reflect.Type, columns []string) ([][]int, 
 func idFromValue(v *view, f reflect.Value) (bucket.ID, error) {
 	id, err := idBytes(f)
 	if err != nil {
-		return id, err
+		return id, fmt.Errorf("%w: %s: %w", ErrBadID, v.spec.ID.Name, err)
 	}
 	if _, err := v.spec.Kind.Time(id); err != nil {
 		return id, fmt.Errorf("%w: %s %s: %w", ErrBadID, v.spec.ID.Name, v.spec.Kind.Format(id), err)
@@ -55,7 +55,8 @@ func idFromValue(v *view, f reflect.Value) (bucket.ID, error) {
 }
 
 // idBytes is the canonical form of an ID field's value, unchecked against
-// the view's kind.
+// the view's kind. Its errors say what is wrong with the value; the caller
+// names the column and ErrBadID.
 func idBytes(v reflect.Value) (bucket.ID, error) {
 	var id bucket.ID
 	switch v.Kind() {
@@ -65,7 +66,7 @@ func idBytes(v reflect.Value) (bucket.ID, error) {
 		binary.BigEndian.PutUint64(id[8:], v.Uint())
 	case reflect.Array:
 		if v.Len() != 16 || v.Type().Elem().Kind() != reflect.Uint8 {
-			return id, fmt.Errorf("%w: %s is not a 16-byte array", ErrBadID, v.Type())
+			return id, fmt.Errorf("%s is not a 16-byte array", v.Type())
 		}
 		if v.CanAddr() {
 			copy(id[:], v.Bytes()) // an item's field: no copy through reflect
@@ -74,11 +75,11 @@ func idBytes(v reflect.Value) (bucket.ID, error) {
 		}
 	case reflect.Slice:
 		if v.Type().Elem().Kind() != reflect.Uint8 || v.Len() != 16 {
-			return id, fmt.Errorf("%w: want 16 bytes, have %d", ErrBadID, v.Len())
+			return id, fmt.Errorf("want 16 bytes, have %d", v.Len())
 		}
 		copy(id[:], v.Bytes())
 	default:
-		return id, fmt.Errorf("%w: unsupported ID type %s", ErrBadID, v.Type())
+		return id, fmt.Errorf("unsupported ID type %s", v.Type())
 	}
 	return id, nil
 }

@@ -38,7 +38,7 @@ func (r *Repo[T]) LatestValue(ctx context.Context, view string, key Key) (item T
 		return item, false, err
 	}
 	if !v.spec.IsLatest() {
-		return item, false, fmt.Errorf("repo: latest value: %w: %s is not a latest-value view (schema.View.LatestOf)", ErrUnknownView, view)
+		return item, false, opErr("latest value", fmt.Errorf("%w: %s is not a latest-value view (schema.View.LatestOf)", ErrUnknownView, view))
 	}
 	p, err := r.Read(ctx, Query{View: view, Key: key, Limit: 1})
 	if err != nil || len(p.Items) == 0 {

@@ -46,7 +46,7 @@ func (r *Repo[T]) Pages(ctx context.Context, q Query) iter.Seq2[Page[T], error] 
 		pp.rethrow()
 		if !complete {
 			var zero Page[T]
-			yield(zero, fmt.Errorf("repo: read %s: %w", q.View, context.Cause(ctx)))
+			yield(zero, opErr("read "+q.View, context.Cause(ctx)))
 		}
 	}
 }
@@ -111,6 +111,6 @@ func readOn[T any](s *stalls, q Query, p Page[T]) (bool, error) {
 	if *s++; *s < maxStalledPages {
 		return true, nil
 	}
-	return false, fmt.Errorf("repo: read %s: %w: %d pages in a row with a time budget of %v",
-		q.View, ErrNoProgress, int(*s), q.TimeBudget)
+	return false, opErr("read "+q.View, fmt.Errorf("%w: %d pages in a row with a time budget of %v",
+		ErrNoProgress, int(*s), q.TimeBudget))
 }

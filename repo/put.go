@@ -124,7 +124,7 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 		err = checkBlocked(rows) // the block-list (blocked.go)
 	}
 	if err != nil {
-		return fmt.Errorf("repo: put: %w", err)
+		return opErr("put", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)

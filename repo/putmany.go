@@ -42,7 +42,7 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 		rows, _, err = r.rowsOfMany(ctx, items, cfg)
 	}
 	if err != nil {
-		return fmt.Errorf("repo: put many: %w", err)
+		return opErr("put many", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
@@ -118,11 +118,11 @@ func (r *Repo[T]) rowsOfMany(ctx context.Context, items []T, cfg writeConfig) ([
 			err = checkBlocked(rs) // the block-list (blocked.go)
 		}
 		if err != nil {
-			return nil, latest, fmt.Errorf("repo: put many: item %d: %w", i, err)
+			return nil, latest, opErr(fmt.Sprintf("put many: item %d", i), err)
 		}
 		at, err := r.checkFuture(rs, cfg.clock, 0)
 		if err != nil {
-			return nil, latest, fmt.Errorf("repo: put many: item %d: %w", i, err)
+			return nil, latest, opErr(fmt.Sprintf("put many: item %d", i), err)
 		}
 		if at.After(latest) {
 			latest = at

@@ -144,7 +144,7 @@ func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
 		if _, perr := r.planAt(q, now); perr != nil {
 			return Page[T]{}, perr
 		}
-		return Page[T]{}, fmt.Errorf("repo: read %s: %w", q.View, err)
+		return Page[T]{}, opErr("read "+q.View, err)
 	}
 	w, err := r.planAt(q, now)
 	if err != nil {

@@ -102,12 +102,12 @@ func (r RepairReport) String() string {
 // so that running Repair again writes both.
 func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to time.Time) (RepairReport, error) {
 	if err := r.currentForRead(ctx, to, r.opts.Now()); err != nil {
-		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
+		return RepairReport{Base: base}, opErr("repair", err)
 	}
 	q := Query{View: base, Key: key, Limit: min(r.opts.Read.MaxLimit, repairPage), From: from, To: to}
 	bv, err := r.validateQuery(&q)
 	if err != nil {
-		return RepairReport{Base: base}, fmt.Errorf("repo: repair: %w", err)
+		return RepairReport{Base: base}, opErr("repair", err)
 	}
 	run := newRepairRun(r, bv)
 	sem := make(chan struct{}, r.opts.Write.Concurrency)
@@ -117,7 +117,7 @@ func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to tim
 		if err != nil {
 			wg.Wait()
 			pp.rethrow()
-			return run.report, fmt.Errorf("repo: repair: read %s: %w", base, err)
+			return run.report, opErr("repair: read "+base, err)
 		}
 		run.report.Items++
 		select {
@@ -125,7 +125,7 @@ func (r *Repo[T]) Repair(ctx context.Context, base string, key Key, from, to tim
 		case <-ctx.Done():
 			wg.Wait()
 			pp.rethrow()
-			return run.report, fmt.Errorf("repo: repair: %w", ctx.Err())
+			return run.report, opErr("repair", ctx.Err())
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()

@@ -102,7 +102,7 @@ func Open[T any](ctx context.Context, session *gocql.Session, keyspace string, v
 	start := r.opts.Now()
 	inForce, err := schema.Register(ctx, session, keyspace, viewSpecs(r.order))
 	if err != nil {
-		return nil, fmt.Errorf("repo: check view schemes: %w", err)
+		return nil, opErr("check view schemes", err)
 	}
 	for _, s := range inForce {
 		if err := r.adoptScheme(s.Name, s.Scheme); err != nil {
@@ -164,7 +164,7 @@ func checkNewArgs(session *gocql.Session, keyspace string, views []schema.View, 
 		return fmt.Errorf("%w: nil session", ErrBadOptions)
 	}
 	if err := schema.ValidateIdentifier(keyspace); err != nil {
-		return fmt.Errorf("repo: keyspace: %w", err)
+		return opErr("keyspace", err)
 	}
 	if err := opts.Validate(); err != nil {
 		return err
@@ -271,7 +271,7 @@ func (r *Repo[T]) checkReservedFields(t reflect.Type) error {
 func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
-		return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
+		return nil, opErr("view "+spec.Name, err)
 	}
 	v := &view{spec: spec, table: r.keyspace + "." + spec.Name}
 	v.idCQL, _ = bucket.CQLOf(spec.Kind) // spec.Validate refused a kind without one
@@ -279,10 +279,10 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	if v.record = t == recordType; !v.record {
 		paths, err := fieldPaths(r.mapper, t, v.columns)
 		if err != nil {
-			return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
+			return nil, opErr("view "+spec.Name, err)
 		}
 		if err := checkFieldTypes(t, paths, v.columns, v.columnTypes()); err != nil {
-			return nil, fmt.Errorf("repo: view %s: %w", spec.Name, err)
+			return nil, opErr("view "+spec.Name, err)
 		}
 		v.colPaths = paths
 		v.plainPaths = plainFieldPaths(t, paths)

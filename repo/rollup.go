@@ -116,7 +116,7 @@ func (s *rollupSet) find(name string) (*rollupDef, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("repo: %w: no rollup %q (AddRollups)", ErrUnknownView, name)
+	return nil, fmt.Errorf("%w: no rollup %q (AddRollups)", ErrUnknownView, name)
 }
 
 func (r *Repo[T]) rollup(name string) (*rollupDef, error) { return r.rollups.Load().find(name) }

@@ -81,7 +81,7 @@ func (r *Repo[T]) yieldRollupRows(ctx context.Context, d *rollupDef, st Statemen
 	}
 	stats.add(1, n)
 	if err := rows.Close(); err != nil {
-		yield(RollupRow{}, fmt.Errorf("repo: rollup %s: %w", d.spec.Name, err))
+		yield(RollupRow{}, opErr("rollup "+d.spec.Name, err))
 		return false
 	}
 	return true
@@ -165,7 +165,7 @@ func (r *Repo[T]) DirtyIntervals(ctx context.Context, rollup string, key Key, fr
 	}
 	stats.add(1, len(out))
 	if err := rows.Close(); err != nil {
-		return nil, fmt.Errorf("repo: rollup %s: dirty markers: %w", rollup, err)
+		return nil, opErr(fmt.Sprintf("rollup %s: dirty markers", rollup), err)
 	}
 	return out, nil
 }
@@ -210,7 +210,7 @@ func (r *Repo[T]) DirtyMarkers(ctx context.Context, rollup string, shard int) it
 			}
 		}
 		if err := rows.Close(); err != nil {
-			yield(DirtyMarker{}, fmt.Errorf("repo: rollup %s: dirty markers: %w", rollup, err))
+			yield(DirtyMarker{}, opErr(fmt.Sprintf("rollup %s: dirty markers", rollup), err))
 		}
 	}
 }
@@ -235,7 +235,7 @@ func (r *Repo[T]) RolledRange(ctx context.Context, rollup string, key Key, stats
 	rows := r.executor.Query(ctx, d.stmts.rolledQuery(key, r.rollupConsistency(0)))
 	ok = rows.Scan(&from, &to)
 	if err := rows.Close(); err != nil {
-		return from, to, false, fmt.Errorf("repo: rollup %s: checkpoint: %w", rollup, err)
+		return from, to, false, opErr(fmt.Sprintf("rollup %s: checkpoint", rollup), err)
 	}
 	stats.add(1, min(1, boolInt(ok)))
 	return from.UTC(), to.UTC(), ok, nil

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"time"
 
@@ -41,7 +40,7 @@ func (w *walk[T]) run(ctx context.Context) (Page[T], error) {
 	w.decide(&w.r.opts, w.r.hints)
 	stop, err := w.executeWithin(ctx)
 	if err != nil {
-		return Page[T]{}, fmt.Errorf("repo: read %s: %w", w.v.spec.Name, err)
+		return Page[T]{}, opErr("read "+w.v.spec.Name, err)
 	}
 	p := w.page(stop)
 	if w.keepsHint {
