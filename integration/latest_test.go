@@ -1,8 +1,10 @@
 package integration
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -217,6 +219,69 @@ func TestLatestValueUnderSkewedClocks(t *testing.T) {
 				t.Fatalf("after %s of %v: latest %v (found %v, %v), want %v", map[bool]string{false: "put", true: "delete"}[step.del],
 					step.item.Value, got.Value, found, err, step.want.Value)
 			}
+		}
+	}
+}
+
+// beforeWriteBack runs once, ahead of the first insert into table that it
+// sees once armed, the next executor's statements otherwise unchanged.
+type beforeWriteBack struct {
+	repo.Executor
+	table string
+	armed atomic.Bool
+	run   func()
+}
+
+func (e *beforeWriteBack) Exec(ctx context.Context, s repo.Statement) error {
+	if s.Op == "insert" && s.Table == e.table && e.armed.CompareAndSwap(true, false) {
+		e.run()
+	}
+	return e.Executor.Exec(ctx, s)
+}
+
+// TestRacingDeletesOfTheNewestTwo: an instance whose clock is ahead deletes
+// a sensor's newest reading (P) and writes back the one before it (N); an
+// instance whose clock is behind deletes N in between, just before that
+// write-back lands, and writes back M. The write-back of N, stamped later
+// than N's delete, must not leave the deleted N as the latest value: it
+// ends at M.
+func TestRacingDeletesOfTheNewestTwo(t *testing.T) {
+	s, ks, views := latestKeyspace(t)
+	open := func(offset time.Duration, wrap func(repo.Executor) repo.Executor) *repo.Repo[refmodel.Reading] {
+		opts := repo.Options{Now: func() time.Time { return time.Now().Add(offset) }, WrapExecutor: wrap}
+		opts.Schemes.ClockSkew = 10 * time.Second
+		r, err := repo.Open[refmodel.Reading](t.Context(), s, ks, views, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	slow := open(-4*time.Second, nil)
+	hook := &beforeWriteBack{table: refmodel.IoTLatestView().Name}
+	fast := open(4*time.Second, func(next repo.Executor) repo.Executor { hook.Executor = next; return hook })
+	now := time.Now()
+	reading := func(ago time.Duration, v float64) refmodel.Reading {
+		return refmodel.Reading{SensorID: "s", SiteID: "site", Value: v, Unit: "C", ReadingID: gocql.UUIDFromTime(now.Add(-ago))}
+	}
+	m, n, p := reading(3*time.Minute, 1), reading(2*time.Minute, 2), reading(time.Minute, 3)
+	for _, it := range []refmodel.Reading{m, n, p} {
+		if err := slow.Put(t.Context(), &it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var errN error
+	hook.run = func() { errN = slow.Delete(t.Context(), &n) }
+	hook.armed.Store(true)
+	if err := fast.Delete(t.Context(), &p); err != nil {
+		t.Fatal(err)
+	}
+	if hook.armed.Load() || errN != nil {
+		t.Fatalf("the delete of N did not run before the write-back (armed %v), or failed: %v", hook.armed.Load(), errN)
+	}
+	for _, r := range []*repo.Repo[refmodel.Reading]{fast, slow} {
+		got, found, err := r.LatestValue(t.Context(), "latest_reading_by_sensor", repo.Key{"s"})
+		if err != nil || !found || got.ReadingID != m.ReadingID {
+			t.Fatalf("latest %v (found %v, %v), want M (1), the newest reading left", got.Value, found, err)
 		}
 	}
 }
