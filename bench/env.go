@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -52,14 +53,14 @@ func setup(ctx context.Context, cfg Config) (*env, error) {
 		return nil, err
 	}
 	var err error
-	if e.ts, err = e.session(nil); err != nil {
+	if e.ts, err = e.session("tsbucket", nil); err != nil {
 		return nil, err
 	}
-	if e.base, err = e.session(e.baseCount); err != nil {
+	if e.base, err = e.session("baseline", e.baseCount); err != nil {
 		e.close()
 		return nil, err
 	}
-	if e.hotSess, err = e.session(e.hotCount); err != nil {
+	if e.hotSess, err = e.session("counted", e.hotCount); err != nil {
 		e.close()
 		return nil, err
 	}
@@ -75,8 +76,12 @@ func (e *env) sessionConfig(keyspace string) repo.SessionConfig {
 }
 
 // session opens a session on the bench keyspace; c, when set, observes every
-// request it sends.
-func (e *env) session(c *counter) (*gocql.Session, error) {
+// request it sends. The session is made under the profiler label
+// session=name, which its connections' goroutines inherit: in a
+// -cpuprofile, go tool pprof -tagfocus 'session=^baseline$' shows the
+// driver's writing and reading for that side alone, the work the variant
+// label cannot reach (it runs on the driver's goroutines).
+func (e *env) session(name string, c *counter) (*gocql.Session, error) {
 	cc, err := e.sessionConfig(e.cfg.Keyspace).ClusterConfig()
 	if err != nil {
 		return nil, err
@@ -84,7 +89,8 @@ func (e *env) session(c *counter) (*gocql.Session, error) {
 	if c != nil {
 		cc.QueryObserver, cc.BatchObserver = c, c
 	}
-	s, err := cc.CreateSession()
+	var s *gocql.Session
+	pprof.Do(context.Background(), pprof.Labels("session", name), func(context.Context) { s, err = cc.CreateSession() })
 	if err != nil {
 		return nil, fmt.Errorf("bench: connect: %w", err)
 	}

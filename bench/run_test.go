@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -105,4 +107,33 @@ func scenario(t *testing.T, r Report, id string) Scenario {
 	}
 	t.Fatalf("no scenario %q", id)
 	return Scenario{}
+}
+
+// TestSessionsLabelled: each side's session is made under its profiler
+// label, which its connections' goroutines carry, so a CPU profile splits
+// the driver's writing and reading by side as well.
+func TestSessionsLabelled(t *testing.T) {
+	cl := quickCluster(t)
+	cfg := Quick()
+	cfg.Hosts, cfg.Datacenter, cfg.Keyspace = cl.Hosts, cl.Datacenter, "tsbucket_bench_labels"
+	cfg = cfg.withDefaults()
+	e, err := setup(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		e.close()
+		if err := dropKeyspace(context.Background(), cfg); err != nil {
+			t.Error(err)
+		}
+	}()
+	var profile bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&profile, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"tsbucket", "baseline", "counted"} {
+		if want := `"session":"` + name + `"`; !strings.Contains(profile.String(), want) {
+			t.Errorf("no goroutine labelled %s in the goroutine profile", want)
+		}
+	}
 }
