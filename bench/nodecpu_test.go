@@ -34,15 +34,7 @@ func TestProcNetAddr(t *testing.T) {
 // TestLoopbackServerPIDs finds this process by a socket it listens on, and
 // nothing for a host elsewhere or a port nobody listens on.
 func TestLoopbackServerPIDs(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := listenLoopback(t).Port
 
 	pids, err := LoopbackServerPIDs([]string{"127.0.0.1"}, port)
 	if err != nil {
@@ -76,15 +68,7 @@ func TestLoopbackServerPIDs(t *testing.T) {
 // is the node to measure; a container's published port is its engine's
 // proxy, and a host elsewhere is not this machine's.
 func TestClusterNodePIDs(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	host := ln.Addr().String()
+	host := listenLoopback(t).String()
 	for _, c := range []struct {
 		name string
 		cl   provision.Cluster
@@ -99,4 +83,20 @@ func TestClusterNodePIDs(t *testing.T) {
 			t.Errorf("%s: %v, %v; want this process: %v", c.name, pids, err, c.want)
 		}
 	}
+}
+
+// listenLoopback is a socket this process listens on at 127.0.0.1, closed
+// when the test ends, for the tests that find a server's process through
+// /proc (Linux only: they skip elsewhere).
+func listenLoopback(t *testing.T) *net.TCPAddr {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().(*net.TCPAddr)
 }
