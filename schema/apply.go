@@ -24,7 +24,10 @@ var ErrNotApplied = errors.New("schema: views not applied")
 // A view that gives its existing table a value column it lacks applies
 // nothing (ErrMissingColumns, with the ALTER statements that add them):
 // registered ahead of its column, the definition would make every
-// repository that loads it fail its writes and reads.
+// repository that loads it fail its writes and reads. Nor does a view that
+// its existing table contradicts where no ALTER can follow: a column's type,
+// a static column, the primary key or the clustering order
+// (ErrTableConflict, naming each; CheckTables).
 func Apply(ctx context.Context, s *gocql.Session, k Keyspace, views []View) error {
 	ksCQL, err := k.CQL()
 	if err != nil {
@@ -41,7 +44,7 @@ func Apply(ctx context.Context, s *gocql.Session, k Keyspace, views []View) erro
 		}
 		return fmt.Errorf("%w: lint: %s", ErrBadView, strings.Join(msgs, "; "))
 	}
-	if err := checkColumnsExist(ctx, s, k.Name, views); err != nil {
+	if err := CheckTables(ctx, s, k.Name, views); err != nil {
 		return err
 	}
 	if err := CreateKeyspace(ctx, s, k, KeyspaceOptions{}); err != nil {
@@ -80,14 +83,47 @@ func missingTable(err error) bool {
 	return strings.Contains(msg, "unconfigured table") || strings.Contains(msg, "does not exist")
 }
 
-// checkColumnsExist refuses views that give existing tables value columns
-// they lack (ErrMissingColumns), naming the statements that add them.
-func checkColumnsExist(ctx context.Context, s *gocql.Session, keyspace string, views []View) error {
-	adds, err := MissingColumns(ctx, s, keyspace, views)
-	if err != nil || len(adds) == 0 {
+// CheckTables returns nil when the existing tables of views (those that
+// exist) can take the views' definitions: an error wrapping
+// ErrTableConflict naming the differences no ALTER can resolve (Check's
+// drifts of column type, column kind, partition key, clustering key and
+// clustering order), else one wrapping ErrMissingColumns with the
+// statements that add the value columns they lack. Apply runs it before
+// its first statement; run it first to refuse a change before doing any
+// part of it (such as adding the columns).
+func CheckTables(ctx context.Context, s *gocql.Session, keyspace string, views []View) error {
+	drifts, err := Check(ctx, s, keyspace, views)
+	if err != nil {
 		return err
 	}
-	return fmt.Errorf("%w: run first: %s", ErrMissingColumns, strings.Join(adds, "; "))
+	var conflicts, adds []string
+	for _, d := range drifts {
+		switch {
+		case d.Table == MetadataTable: // RegisterViews upgrades it
+		case tableConflict(d.Kind):
+			conflicts = append(conflicts, d.String())
+		case d.Kind == DriftMissingColumn && d.Fix != "":
+			adds = append(adds, d.Fix)
+		}
+	}
+	if len(conflicts) > 0 {
+		return fmt.Errorf("%w: %s: a table's key, clustering order and column types cannot change in place; "+
+			"give the view a table of a new name and backfill it, or drop the old table", ErrTableConflict, strings.Join(conflicts, "; "))
+	}
+	if len(adds) > 0 {
+		return fmt.Errorf("%w: run first: %s", ErrMissingColumns, strings.Join(adds, "; "))
+	}
+	return nil
+}
+
+// tableConflict reports whether a drift of kind makes an existing table
+// unfit for its view (CheckTables).
+func tableConflict(kind string) bool {
+	switch kind {
+	case DriftType, DriftColumnKind, DriftPartitionKey, DriftClusteringKey, DriftClusteringOrder:
+		return true
+	}
+	return false
 }
 
 // MissingColumns returns the statements that add to the existing tables of

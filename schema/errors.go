@@ -41,6 +41,13 @@ var (
 	// Fix), since every repository that loads a definition writes and
 	// reads its columns.
 	ErrMissingColumns = errors.New("schema: columns missing from existing tables")
+	// ErrTableConflict means views disagree with their existing tables on
+	// what cannot change in place: a column's type, a static column, the
+	// partition key, the clustering columns or their order. Apply registers
+	// no such definition: the repositories that loaded it would fail their
+	// writes, or read and write rows other than the view's. Give the view a
+	// table of a new name and backfill it, or drop the old table.
+	ErrTableConflict = errors.New("schema: views conflict with existing tables")
 )
 
 // SchemeMismatchError reports one field of a view's stored bucket scheme

@@ -31,7 +31,8 @@ func migrationsTable() table {
 // recorded migration whose checksum differs from ms is an error wrapping
 // ErrMigrationChanged: applied migrations are history, add a new one.
 //
-// Statements name their tables bare (as DDL("") writes them) or qualified.
+// Statements name their tables, indexes and types bare (as DDL("") writes
+// them) or qualified.
 // With a keyspace, bare names are qualified with it when the statement runs
 // (the text and its checksum stay as written), so the session need not be
 // bound to the keyspace, which may not exist when the session is made; with

@@ -16,7 +16,14 @@ func TestQualifyTable(t *testing.T) {
 		{`CREATE TABLE other.t (a int PRIMARY KEY)`, `CREATE TABLE other.t (a int PRIMARY KEY)`},
 		{`CREATE TABLE "other" . t (a int PRIMARY KEY)`, `CREATE TABLE "other" . t (a int PRIMARY KEY)`},
 		{`CREATE KEYSPACE x WITH replication = {}`, `CREATE KEYSPACE x WITH replication = {}`},
-		{`CREATE TYPE addr (street text)`, `CREATE TYPE addr (street text)`},
+		// An index's and a type's names belong to a keyspace as a table's do.
+		{`DROP INDEX IF EXISTS t_x`, `DROP INDEX IF EXISTS "ks".t_x`},
+		{`drop index "T_x"`, `drop index "ks"."T_x"`},
+		{`DROP INDEX other.t_x`, `DROP INDEX other.t_x`},
+		{`CREATE TYPE addr (street text)`, `CREATE TYPE "ks".addr (street text)`},
+		{`CREATE TYPE IF NOT EXISTS addr (street text)`, `CREATE TYPE IF NOT EXISTS "ks".addr (street text)`},
+		{`ALTER TYPE addr ADD zip text`, `ALTER TYPE "ks".addr ADD zip text`},
+		{`DROP TYPE IF EXISTS addr`, `DROP TYPE IF EXISTS "ks".addr`},
 	}
 	for _, tc := range tests {
 		if got := qualifyTable("ks", tc.in); got != tc.want {

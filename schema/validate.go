@@ -187,12 +187,20 @@ func (v View) validateCompactionWindow() error {
 		return fmt.Errorf("%w: CompactionWindow %s must be whole minutes in [1m, %s] (TWCS's smallest unit is a minute)",
 			ErrBadView, w, maxCompactionWindow)
 	}
-	base := bucket.CompactionWindow(v.Scheme.Width(), 0).Duration()
-	if w%base != 0 {
-		return fmt.Errorf("%w: CompactionWindow %s is not a whole multiple of the bucket width %s: "+
-			"a bucket would be spread over more windows than it needs, each read of it touching every one", ErrBadView, w, base)
+	// A multiple of the width keeps each bucket in as few windows as it can
+	// be; so does a multiple of the derived window (the width rounded up to
+	// whole minutes, what the view gets without CompactionWindow).
+	width := v.Scheme.Width()
+	base := bucket.CompactionWindow(width, 0).Duration()
+	if w%width == 0 || w%base == 0 {
+		return nil
 	}
-	return nil
+	also := ""
+	if base != width {
+		also = fmt.Sprintf(" nor of %s (the width in whole minutes, the window it gets by default)", base)
+	}
+	return fmt.Errorf("%w: CompactionWindow %s is not a whole multiple of the bucket width %s%s: "+
+		"a bucket would be spread over more windows than it needs, each read of it touching every one", ErrBadView, w, width, also)
 }
 
 func validateSeconds(what string, d, lo, hi time.Duration) error {

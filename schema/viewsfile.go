@@ -46,8 +46,13 @@ func (e *ViewsFileError) Error() string {
 // Unwrap makes errors.Is(err, ErrBadViewsFile) true.
 func (e *ViewsFileError) Unwrap() error { return ErrBadViewsFile }
 
-// maxViewsFileErrors bounds the problems reported for one file.
-const maxViewsFileErrors = 20
+// maxViewsFileErrors bounds the problems reported for one file: the first
+// ones in the file. maxViewsFileProblems bounds those collected to choose
+// them from.
+const (
+	maxViewsFileErrors   = 20
+	maxViewsFileProblems = 1000
+)
 
 // LoadViewsFile reads and parses the views file at path (ParseViewsFile).
 // A file that cannot be read is an error wrapping the fs error.

@@ -184,7 +184,10 @@ func TestParseViewsFileBad(t *testing.T) {
 	}{
 		// Structure.
 		{"unknown field", "ttl: 30d", "tll: 30d", `17:5: ` + v0 + `unknown field "tll" (want name, comment, key,`},
-		{"unknown root field", "views:", "view:", `5:1: unknown field "view" (want keyspace, views, rollups, autopilot)`},
+		{"unknown root field", "views:", "view: []\nviews:", `5:1: unknown field "view" (want keyspace, views, rollups, autopilot)`},
+		// A missing field is reported at its mapping, in file order: before
+		// the unknown field that may have been meant for it.
+		{"misspelt root field", "views:", "view:", `1:1: missing required field "views"`},
 		{"unknown keyspace field", "  name: shop", "  nmae: shop", `2:3: keyspace: unknown field "nmae"`},
 		{"field twice", "ttl: 30d", "ttl: 30d\n    ttl: 1d", `18:5: ` + v0 + `ttl: given twice`},
 		{"missing id", "    id:\n      name: order_id\n      kind: uuidv7\n    values", "    values", `6:5: ` + v0 + `missing required field "id"`},

@@ -2,10 +2,12 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,20 +30,35 @@ func (d *viewsDecoder) fail(n *yaml.Node, format string, args ...any) {
 }
 
 func (d *viewsDecoder) failAt(line, col int, msg string) {
-	switch {
-	case len(d.errs) > maxViewsFileErrors:
-		return
-	case len(d.errs) == maxViewsFileErrors:
-		msg = "too many errors"
+	if len(d.errs) == maxViewsFileProblems {
+		return // bound the work on a file of nothing but mistakes
 	}
 	d.errs = append(d.errs, &ViewsFileError{File: d.file, Line: line, Column: col, Msg: msg})
 }
 
+// err returns the problems in file order, the first maxViewsFileErrors of
+// them, then "too many errors" if there were more. Some are found only
+// after what follows them (a missing field, once its mapping is read), so
+// they are sorted here, by line and column, the order of discovery kept
+// within one place.
 func (d *viewsDecoder) err() error {
-	if len(d.errs) == 1 {
-		return d.errs[0]
+	if len(d.errs) == 0 {
+		return nil
 	}
-	return errors.Join(d.errs...)
+	errs := slices.Clone(d.errs)
+	slices.SortStableFunc(errs, func(a, b error) int {
+		x, y := a.(*ViewsFileError), b.(*ViewsFileError)
+		return cmp.Or(cmp.Compare(x.Line, y.Line), cmp.Compare(x.Column, y.Column))
+	})
+	if len(errs) > maxViewsFileErrors {
+		next := *errs[maxViewsFileErrors].(*ViewsFileError)
+		next.Msg = "too many errors"
+		errs = append(errs[:maxViewsFileErrors], &next)
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
 }
 
 // vfYAMLLine finds the line in the YAML parser's messages.

@@ -275,8 +275,13 @@ func applyViews(ctx context.Context, c clusterFlags, k schema.Keyspace, views []
 // metadata reload): registered ahead of its column, it made their writes
 // and reads fail with "Undefined column" until someone ran --alter. Table
 // options (TTL, gc_grace, compaction) are left to alterTables: a write
-// binds the registered TTL itself, so they may follow.
+// binds the registered TTL itself, so they may follow. A file its tables
+// contradict where no ALTER can follow (schema.ErrTableConflict) is refused
+// before any column is added.
 func addColumnsFirst(ctx context.Context, s *gocql.Session, keyspace string, views []schema.View, alter bool, w io.Writer) error {
+	if err := schema.CheckTables(ctx, s, keyspace, views); err != nil && !errors.Is(err, schema.ErrMissingColumns) {
+		return err
+	}
 	adds, err := schema.MissingColumns(ctx, s, keyspace, views)
 	if err != nil || len(adds) == 0 {
 		return err
