@@ -69,12 +69,29 @@ const (
 	readProbe
 )
 
-// idBounds says how a bucket query bounds the ID inside a bucket.
+// idBounds says how a bucket query bounds the ID inside a bucket: lo and
+// hi with their values, as bound, and loID and hiID, the same bounds as IDs
+// (zero on an open side), for a view keyed by the ID, whose query bounds
+// nothing (inIDBounds).
 type idBounds struct {
-	lo    lowerBound
-	loVal any
-	hi    upperBound
-	hiVal any
+	lo         lowerBound
+	loVal      any
+	hi         upperBound
+	hiVal      any
+	loID, hiID bucket.ID
+}
+
+// inIDBounds reports whether id lies within the bounds, as a bounded query
+// would find it. A view keyed by the ID holds one row per partition, so
+// its query has no ID to bound: the walk keeps the row only if it does.
+func (b *idBounds) inIDBounds(k bucket.Kind, id bucket.ID) bool {
+	switch {
+	case b.lo == lowerGE && k.Compare(id, b.loID) < 0, b.lo == lowerGT && k.Compare(id, b.loID) <= 0:
+		return false
+	case b.hi == upperLT && k.Compare(id, b.hiID) >= 0:
+		return false
+	}
+	return true
 }
 
 // plan is planAt at the repository clock's reading now.
@@ -257,10 +274,10 @@ func (p *readPlan) setIDBounds(cur *cursor, from, to time.Time) error {
 	case cur == nil:
 	case p.q.Direction == NewestFirst:
 		if toID.IsZero() || k.Compare(cur.last, toID) <= 0 { // < last, against < toID
-			p.hi, p.hiVal = upperLT, idToCQL(typ, cur.last)
+			p.hi, p.hiVal, p.hiID = upperLT, idToCQL(typ, cur.last), cur.last
 		}
 	case fromID.IsZero() || k.Compare(cur.last, fromID) >= 0: // > last, against >= fromID
-		p.lo, p.loVal = lowerGT, idToCQL(typ, cur.last)
+		p.lo, p.loVal, p.loID = lowerGT, idToCQL(typ, cur.last), cur.last
 	}
 	return nil
 }
@@ -276,7 +293,7 @@ func (p *readPlan) setLowerFromFrom(k bucket.Kind, typ bucket.CQLMapping, from t
 	case err != nil:
 		return bucket.ID{}, fmt.Errorf("%w: from: %w", ErrBadRange, err)
 	}
-	p.lo, p.loVal = lowerGE, idToCQL(typ, id)
+	p.lo, p.loVal, p.loID = lowerGE, idToCQL(typ, id), id
 	return id, nil
 }
 
@@ -293,6 +310,6 @@ func (p *readPlan) setUpperFromTo(k bucket.Kind, typ bucket.CQLMapping, to time.
 	case err != nil:
 		return bucket.ID{}, fmt.Errorf("%w: to: %w", ErrBadRange, err)
 	}
-	p.hi, p.hiVal = upperLT, idToCQL(typ, id)
+	p.hi, p.hiVal, p.hiID = upperLT, idToCQL(typ, id), id
 	return id, nil
 }

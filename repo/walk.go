@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
@@ -139,6 +140,9 @@ func (w *walk[T]) executeStrategy(ctx context.Context) (StopReason, error) {
 	switch w.strategy {
 	case readOnePartition:
 		_, err := w.queryBucket(ctx, 0)
+		if err == nil && w.v.idInKey {
+			err = w.keepInIDBounds()
+		}
 		return StopEnd, err
 	case readProbe:
 		return w.probeWalk(ctx)
@@ -148,6 +152,32 @@ func (w *walk[T]) executeStrategy(ctx context.Context) (StopReason, error) {
 		return w.headWithIndex(ctx)
 	}
 	return w.listed(ctx)
+}
+
+// keepInIDBounds drops from the page of a view keyed by the ID (one row
+// per partition, its query unbounded) a row outside the ID bounds: outside
+// the read's range, or not past its cursor.
+func (w *walk[T]) keepInIDBounds() error {
+	if w.lo == noLower && w.hi == noUpper {
+		return nil
+	}
+	var err error
+	read := len(w.items)
+	w.items = slices.DeleteFunc(w.items, func(item T) bool {
+		id, idErr := idFromValue(w.v, w.v.col(reflect.ValueOf(&item).Elem(), w.v.idIdx))
+		if idErr != nil {
+			err = idErr
+			return false
+		}
+		return !w.inIDBounds(w.v.spec.Kind, id)
+	})
+	if dropped := read - len(w.items); dropped > 0 { // Stats count what the page returns
+		w.stats.Rows -= dropped
+		if len(w.items) == 0 {
+			w.stats.EmptyBuckets++
+		}
+	}
+	return err
 }
 
 func (w *walk[T]) remaining() int { return w.q.Limit - len(w.items) }
