@@ -134,7 +134,9 @@ func parseHistory(text string) (Scheme, error) {
 			return Scheme{}, err
 		}
 		if s, err = s.Then(from, n); err != nil {
-			return Scheme{}, fmt.Errorf("parse scheme %q: %w", text, err)
+			// A history no Then makes is a bad scheme text, whatever the
+			// change's own fault (ErrBadChange) was.
+			return Scheme{}, fmt.Errorf("parse scheme %q: %w: %w", text, ErrBadScheme, err)
 		}
 	}
 	return s, nil

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -164,6 +165,16 @@ func (s Snowflake) Parse(text string) (ID, error) {
 	return id, nil
 }
 
+// parseBits reads a layout's bit count, signed or not as ParseInt reads the
+// epoch: "+10" is 10; below 0 or above 255 is strconv.ErrRange.
+func parseBits(text string) (uint8, error) {
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err == nil && (n < 0 || n > math.MaxUint8) {
+		err = &strconv.NumError{Func: "parseBits", Num: text, Err: strconv.ErrRange}
+	}
+	return uint8(n), err
+}
+
 // parseSnowflake is the inverse of Snowflake.String.
 func parseSnowflake(text string) (Kind, error) {
 	body, ok := strings.CutPrefix(text, "snowflake(epoch=")
@@ -174,8 +185,8 @@ func parseSnowflake(text string) (Kind, error) {
 		return nil, fmt.Errorf("parse kind %q: %w", text, ErrUnknownKind)
 	}
 	ms, err1 := strconv.ParseInt(epoch, 10, 64)
-	w, err2 := strconv.ParseUint(worker, 10, 8)
-	q, err3 := strconv.ParseUint(seq, 10, 8)
+	w, err2 := parseBits(worker)
+	q, err3 := parseBits(seq)
 	if err := errors.Join(err1, err2, err3); err != nil {
 		if errors.Is(err, strconv.ErrRange) {
 			// A number, but one no layout has: worker=300, an epoch past int64.
@@ -183,7 +194,7 @@ func parseSnowflake(text string) (Kind, error) {
 		}
 		return nil, fmt.Errorf("parse kind %q: %w", text, ErrUnknownKind)
 	}
-	s := Snowflake{Epoch: time.UnixMilli(ms).UTC(), WorkerBits: uint8(w), SequenceBits: uint8(q)}
+	s := Snowflake{Epoch: time.UnixMilli(ms).UTC(), WorkerBits: w, SequenceBits: q}
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("parse kind %q: %w", text, err)
 	}

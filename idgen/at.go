@@ -1,46 +1,63 @@
 package idgen
 
 import (
+	"container/list"
 	"fmt"
 	"time"
 
 	"github.com/tsbucket/tsbucket/bucket"
 )
 
-// MaxAtInstants is how many instants At remembers the last counter of: IDs
-// asked for an instant it remembers are strictly increasing; for one it
-// forgot (more than MaxAtInstants other instants asked since), the counter
+// MaxAtInstants is how many other instants At remembers the last counter of
+// besides the one asked: IDs asked for an instant it remembers are strictly
+// increasing; for one it forgot (more than MaxAtInstants other instants
+// asked since it was last asked), the counter
 // starts again from random bits, still unique with overwhelming
 // probability but not ordered after the IDs handed out before for it.
 const MaxAtInstants = 4096
 
-// atTicks remembers the last counter At used for recent ticks, evicting the
-// tick remembered first.
+// atTicks remembers the last counter At used for recent ticks: a list from
+// the tick asked most recently to the one asked least recently, of at most
+// MaxAtInstants+1 ticks (the one asked and the MaxAtInstants others asked
+// since), the least recent forgotten first. Once full, the forgotten tick's
+// element is reused: no allocation per tick.
 type atTicks struct {
-	last  map[int64]counter
-	order []int64 // ticks in the order first remembered; a ring of MaxAtInstants
-	next  int     // where the next tick goes in order
+	last  map[int64]*list.Element // of atTick
+	order list.List               // front: asked most recently
+}
+
+type atTick struct {
+	tick int64
+	c    counter
 }
 
 func (a *atTicks) get(tick int64) (counter, bool) {
-	c, ok := a.last[tick]
-	return c, ok
+	e, ok := a.last[tick]
+	if !ok {
+		return counter{}, false
+	}
+	return e.Value.(*atTick).c, true
 }
 
 func (a *atTicks) put(tick int64, c counter) {
 	if a.last == nil {
-		a.last = make(map[int64]counter)
+		a.last = make(map[int64]*list.Element)
 	}
-	if _, ok := a.last[tick]; !ok {
-		if len(a.order) < MaxAtInstants {
-			a.order = append(a.order, tick)
-		} else {
-			delete(a.last, a.order[a.next])
-			a.order[a.next] = tick
-			a.next = (a.next + 1) % MaxAtInstants
-		}
+	if e, ok := a.last[tick]; ok {
+		e.Value.(*atTick).c = c
+		a.order.MoveToFront(e)
+		return
 	}
-	a.last[tick] = c
+	if a.order.Len() <= MaxAtInstants {
+		a.last[tick] = a.order.PushFront(&atTick{tick: tick, c: c})
+		return
+	}
+	e := a.order.Back()
+	t := e.Value.(*atTick)
+	delete(a.last, t.tick)
+	t.tick, t.c = tick, c
+	a.order.MoveToFront(e)
+	a.last[tick] = e
 }
 
 // At returns an ID for an item stamped at t, not now: a device's reading

@@ -97,3 +97,59 @@ func BenchmarkAt(b *testing.B) {
 		}
 	}
 }
+
+// TestAtRemembersAsDocumented: At forgets an instant only once more than
+// MaxAtInstants other instants were asked since it was last asked. It
+// forgot it after exactly MaxAtInstants others (with a constant random
+// source the same ID came back), and counted from the first ask, not the
+// last: an instant asked again was forgotten one other instant later, and
+// its next ID sorted before the previous one about half the time.
+func TestAtRemembersAsDocumented(t *testing.T) {
+	kind := bucket.ULID{}
+	a := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	other := func(i int) time.Time { return a.Add(time.Duration(i+1) * time.Second) }
+	after := func(t *testing.T, g *idgen.Generator, prev bucket.ID, since string) bucket.ID {
+		t.Helper()
+		id, err := g.At(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind.Compare(prev, id) >= 0 {
+			t.Errorf("At(a) = %s after %s, not after the previous %s", kind.Format(id), since, kind.Format(prev))
+		}
+		return id
+	}
+	t.Run("MaxAtInstants others", func(t *testing.T) {
+		g := newGen(t, kind, idgen.WithRand(zeros{}))
+		first, _ := g.At(a)
+		for i := range idgen.MaxAtInstants {
+			g.At(other(i))
+		}
+		after(t, g, first, "MaxAtInstants other instants")
+	})
+	t.Run("asked again", func(t *testing.T) {
+		for seed := range byte(20) {
+			g := newGen(t, kind, idgen.WithRand(seeded(seed)))
+			g.At(a)
+			for i := range idgen.MaxAtInstants - 1 {
+				g.At(other(i))
+			}
+			prev, _ := g.At(a) // remembered, and now the most recent
+			for i := range idgen.MaxAtInstants {
+				g.At(other(idgen.MaxAtInstants + i))
+			}
+			after(t, g, prev, "MaxAtInstants others since it was asked again")
+		}
+	})
+	t.Run("forgotten past the bound", func(t *testing.T) {
+		g := newGen(t, kind, idgen.WithRand(zeros{}))
+		first, _ := g.At(a)
+		for i := range idgen.MaxAtInstants + 1 {
+			g.At(other(i))
+		}
+		// Forgotten: the counter starts again from the (constant) random bits.
+		if id, _ := g.At(a); id != first {
+			t.Errorf("At(a) after MaxAtInstants+1 others = %s, want %s again from the same random bits", kind.Format(id), kind.Format(first))
+		}
+	})
+}
