@@ -97,6 +97,27 @@ func (s Scheme) Then(from time.Time, next Scheme) (Scheme, error) {
 	return newHistory(segs), nil
 }
 
+// ChangeAtOrAfter returns the first instant at or after t at which Then
+// can add a change to s (to a next scheme whose boundaries it is): a
+// bucket boundary of the scheme in force last, after s's last change and
+// after its first scheme's epoch (the first scheme holds a bucket at
+// least). A schema tool rounds a "from +2h" with it. ErrOutOfRange past
+// the schemes' range.
+func (s Scheme) ChangeAtOrAfter(t time.Time) (time.Time, error) {
+	if s.IsZero() {
+		return time.Time{}, fmt.Errorf("change at or after %v: %w", instant(t), ErrBadScheme)
+	}
+	segs := s.segments()
+	floor := segs[0].s.Epoch()
+	if last := segs[len(segs)-1].from; last.After(floor) {
+		floor = last
+	}
+	if !t.After(floor) {
+		t = floor.Add(time.Nanosecond)
+	}
+	return segs[len(segs)-1].s.StartAtOrAfter(t)
+}
+
 func newHistory(segs []segment) Scheme {
 	var b strings.Builder
 	for i, g := range segs {

@@ -3,6 +3,7 @@ package bucket
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 // TestParseSchemeBadHistoryIsBadScheme: a history text no Then makes (a
@@ -44,6 +45,54 @@ func TestParseKindSignedLayout(t *testing.T) {
 	} {
 		if _, err := ParseKind(s); !errors.Is(err, ErrBadKind) {
 			t.Errorf("ParseKind(%q) = %v; want ErrBadKind (a number out of range)", s, err)
+		}
+	}
+}
+
+// TestChangeAtOrAfter: the first instant a change can be added at is a
+// boundary of the scheme in force last, after the last change and after
+// the first scheme's epoch.
+func TestChangeAtOrAfter(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	change := at("2026-12-04T14:00:00Z")
+	seven, err := Fixed(7*time.Minute, change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := Hourly().Then(change, seven)
+	if err != nil {
+		t.Fatal(err)
+	}
+	future, err := Fixed(10*time.Minute, at("2027-01-01T00:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		s       Scheme
+		t, want string
+	}{
+		{Hourly(), "2026-12-04T13:34:48Z", "2026-12-04T14:00:00Z"},
+		{Hourly(), "2026-12-04T13:00:00Z", "2026-12-04T13:00:00Z"},
+		{hist, "2026-12-04T13:34:48Z", "2026-12-04T14:07:00Z"},   // before the pending change: after it
+		{hist, "2026-12-04T14:00:00Z", "2026-12-04T14:07:00Z"},   // at it: after it
+		{hist, "2026-12-04T15:00:01Z", "2026-12-04T15:03:00Z"},   // on the 7-minute grid from 14:00
+		{future, "2026-06-01T00:00:00Z", "2027-01-01T00:10:00Z"}, // the first scheme holds a bucket
+	}
+	for _, tc := range tests {
+		got, err := tc.s.ChangeAtOrAfter(at(tc.t))
+		if err != nil || !got.Equal(at(tc.want)) {
+			t.Errorf("%v.ChangeAtOrAfter(%s) = %v, %v; want %s", tc.s, tc.t, got, err, tc.want)
+			continue
+		}
+		next, _ := Fixed(time.Minute, got)
+		if _, err := tc.s.Then(got, next); err != nil {
+			t.Errorf("%v.Then(%v) refused the instant ChangeAtOrAfter gave: %v", tc.s, got, err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -209,6 +210,45 @@ func TestPerKeyPromotion(t *testing.T) {
 		t.Fatalf("hotkeys --promote: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Logf("tsbucket hotkeys printed:\n%s", out)
+	promotedKeyByCommands(t, bin, conn, len(hot))
+}
+
+// promotedKeyByCommands reads, aggregates and repairs channel 7, promoted
+// to 4 shards, with the command: each must find its n messages in every
+// shard. They built their repositories with repo.New, which knows no
+// promotion: read found only the rows of shard 0, the aggregate counted
+// them alone, and repair reported the others missing and wrote copies
+// into shard 0.
+func promotedKeyByCommands(t *testing.T, bin string, conn []string, n int) {
+	t.Helper()
+	code, out, errOut := tsbucket(t, bin, append([]string{"read", "--key", "7", "--limit", "1000", "--json"}, conn...)...)
+	var page struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &page); code != 0 || err != nil || len(page.Items) != n {
+		t.Errorf("read of the promoted key: exit %d, %v, %d items, want %d\n%s", code, err, len(page.Items), n, errOut)
+	}
+	code, out, errOut = tsbucket(t, bin, append([]string{"read", "--key", "7", "--every", "8760h", "--agg", "count(*)", "--json"}, conn...)...)
+	var agg struct {
+		Rows []struct {
+			Values []float64 `json:"values"`
+		} `json:"rows"`
+	}
+	count := 0.0
+	err := json.Unmarshal([]byte(out), &agg)
+	for _, r := range agg.Rows {
+		count += r.Values[0]
+	}
+	if code != 0 || err != nil || count != float64(n) {
+		t.Errorf("count of the promoted key: exit %d, %v, count %v, want %d\n%s%s", code, err, count, n, out, errOut)
+	}
+	repair := slices.DeleteFunc(slices.Clone(conn), func(a string) bool { return a == "--view" || a == "messages_by_channel" })
+	code, out, errOut = tsbucket(t, bin, append([]string{"repair", "--base", "messages_by_channel", "--key", "7", "--json"}, repair...)...)
+	var report repo.RepairReport
+	err = json.Unmarshal([]byte(out), &report)
+	if code != 0 || err != nil || report.Items != n || report.Views["message_by_id"].Missing != 0 || report.Fixed() != 0 {
+		t.Errorf("repair from the promoted key: exit %d, %v; want %d items, none missing\n%s%s", code, err, n, out, errOut)
+	}
 }
 
 func chatBucketOf(t *testing.T, at time.Time) bucket.Bucket {

@@ -72,13 +72,13 @@ func PlanRebucket(v View, from time.Time, next bucket.Scheme, now time.Time, lea
 	}
 	if earliest := now.Add(lead); from.Before(earliest) {
 		return p, fmt.Errorf("%w: view %s: the change at %s is less than %v ahead of now (%s): every repository must load it first; pick %s or later",
-			ErrBadRebucket, v.Name, from.Format(time.RFC3339), lead, now.UTC().Format(time.RFC3339), nextBoundary(v.Scheme.Latest(), earliest).Format(time.RFC3339))
+			ErrBadRebucket, v.Name, from.Format(time.RFC3339), lead, now.UTC().Format(time.RFC3339), nextChange(v.Scheme, earliest))
 	}
 	h, err := v.Scheme.Then(from, next)
 	if err != nil {
 		hint := ""
 		if errors.Is(err, bucket.ErrBadChange) {
-			hint = fmt.Sprintf(" (the next bucket boundary of %v is %s)", v.Scheme.Latest(), nextBoundary(v.Scheme.Latest(), from).Format(time.RFC3339Nano))
+			hint = fmt.Sprintf(" (the next bucket boundary of %v is %s)", v.Scheme.Latest(), nextChange(v.Scheme, from))
 		}
 		return p, fmt.Errorf("%w: view %s: %w%s", ErrBadRebucket, v.Name, err, hint)
 	}
@@ -114,11 +114,14 @@ func compactionWindowOf(v View) time.Duration {
 	return bucket.CompactionWindow(v.Scheme.Width(), v.TTL).Duration()
 }
 
-// nextBoundary is the first bucket start of s at or after t (t itself when
-// out of the scheme's range: the message names it as given).
-func nextBoundary(s bucket.Scheme, t time.Time) time.Time {
-	at, _ := s.StartAtOrAfter(t)
-	return at
+// nextChange is the first instant at or after t a change of s can take
+// effect at, for a hint (bucket.Scheme.ChangeAtOrAfter), or what stops one.
+func nextChange(s bucket.Scheme, t time.Time) string {
+	at, err := s.ChangeAtOrAfter(t)
+	if err != nil {
+		return fmt.Sprintf("none (%v)", err)
+	}
+	return at.Format(time.RFC3339Nano)
 }
 
 // Rebucket changes the bucket scheme of the registered view to next from the

@@ -77,3 +77,25 @@ func TestPlanRebucket(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanRebucketHintAfterAPendingChange: with a change already recorded
+// ahead, the hints name an instant a change can take effect at: after the
+// pending change, on the boundaries of its scheme. They named an instant
+// before it (where the new scheme has no boundary), or none at all.
+func TestPlanRebucketHintAfterAPendingChange(t *testing.T) {
+	now := time.Date(2026, 12, 4, 10, 34, 48, 0, time.UTC)
+	change := time.Date(2026, 12, 4, 14, 0, 0, 0, time.UTC)
+	v := hourlyView()
+	var err error
+	if v.Scheme, err = bucket.Hourly().Then(change, fixedScheme(7*time.Minute, change)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = schema.PlanRebucket(v, time.Date(2026, 12, 4, 11, 0, 0, 0, time.UTC), bucket.Hourly(), now, 2*time.Hour)
+	if !errors.Is(err, schema.ErrBadRebucket) || !strings.Contains(err.Error(), "pick 2026-12-04T14:07:00Z or later") {
+		t.Errorf("a change too soon: %v, want the hint to pick 2026-12-04T14:07:00Z", err)
+	}
+	_, err = schema.PlanRebucket(v, time.Date(2026, 12, 4, 13, 0, 0, 0, time.UTC), bucket.Hourly(), now, 2*time.Hour)
+	if !errors.Is(err, schema.ErrBadRebucket) || !strings.Contains(err.Error(), "is 2026-12-04T14:07:00Z)") {
+		t.Errorf("a change before the pending one: %v, want the hint 2026-12-04T14:07:00Z", err)
+	}
+}

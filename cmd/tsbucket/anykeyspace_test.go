@@ -522,3 +522,44 @@ func TestDiffDefinitionsSharding(t *testing.T) {
 		t.Errorf("incompatible differences: %s, want %s", got, want)
 	}
 }
+
+// TestRebucketFromWithAPendingChange: --from +DURATION rounds up to an
+// instant a change can take effect at when another is already recorded
+// ahead (the autopilot records its width changes hours ahead): after it,
+// on its scheme's boundaries. It rounded on the last scheme alone, before
+// whose epoch +3h fell: "bucket: instant before the epoch".
+func TestRebucketFromWithAPendingChange(t *testing.T) {
+	now := time.Date(2026, 12, 4, 10, 34, 48, 0, time.UTC)
+	change := time.Date(2026, 12, 4, 14, 0, 0, 0, time.UTC)
+	seven, err := bucket.Fixed(7*time.Minute, change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := bucket.Hourly().Then(change, seven)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := schema.View{Name: "readings_by_site", Scheme: hist}
+	current := func() (bucket.Scheme, error) { return currentScheme([]schema.View{v}, nil, "ks", v.Name) }
+	for _, tc := range []struct {
+		next bucket.Scheme
+		want time.Time
+	}{
+		{bucket.Scheme{}, change.Add(7 * time.Minute)},                  // --width: its buckets start there
+		{bucket.Hourly(), change.Add(7 * time.Hour)},                    // --scheme hour: the first hour on the 7-minute grid
+		{bucket.Daily(), time.Date(2026, 12, 11, 0, 0, 0, 0, time.UTC)}, // --scheme day: the first midnight on it
+	} {
+		from, err := rebucketFrom("+3h", now, tc.next, current)
+		if err != nil || !from.Equal(tc.want) {
+			t.Errorf("--from +3h to %v with a change pending at %s: %v, %v; want %s", tc.next, change.Format(time.RFC3339), from, err, tc.want)
+			continue
+		}
+		next := tc.next
+		if next.IsZero() {
+			next, _ = bucket.Fixed(time.Hour, from)
+		}
+		if _, err := hist.Then(from, next); err != nil {
+			t.Errorf("--from +3h to %v = %s, which Then refuses: %v", tc.next, from, err)
+		}
+	}
+}

@@ -123,7 +123,7 @@ func backfill(ctx context.Context, f backfillFlags, w io.Writer) (backfillSum, e
 	if err != nil {
 		return sum, err
 	}
-	r, err := repo.New[repo.Record](s, ks, append([]schema.View{base}, targets...), repo.Options{})
+	r, err := openRecords(ctx, s, ks, append([]schema.View{base}, targets...), repo.Options{})
 	if err != nil {
 		return sum, err
 	}

@@ -118,7 +118,7 @@ func readPage(ctx context.Context, f readFlags, q repo.Query) (schema.View, repo
 // readView reads a page of q.View, the first of views (the others are the
 // views a repository reading it needs: resolveKey).
 func readView(ctx context.Context, s *gocql.Session, ks string, views []schema.View, q repo.Query) (repo.Page[repo.Record], error) {
-	r, err := repo.New[repo.Record](s, ks, views, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: readMaxLimit}})
+	r, err := openRecords(ctx, s, ks, views, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: readMaxLimit}})
 	if err != nil {
 		return repo.Page[repo.Record]{}, err
 	}

@@ -53,7 +53,7 @@ func runAggregate(ctx context.Context, f readFlags, fs *flag.FlagSet, e env) err
 		return err
 	}
 	q.View, q.Key = v.Name, repo.Key(key)
-	r, err := repo.New[repo.Record](s, f.cluster.keyspace, with, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: aggregate.DefaultPageSize}})
+	r, err := openRecords(ctx, s, f.cluster.keyspace, with, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: aggregate.DefaultPageSize}})
 	if err != nil {
 		return err
 	}

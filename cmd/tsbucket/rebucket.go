@@ -100,8 +100,9 @@ func rebucket(ctx context.Context, s *gocql.Session, f rebucketFlags, next bucke
 	return nil
 }
 
-// currentScheme is the scheme in force last of the registered view called
-// name (views and err as schema.RegisteredViews returned them).
+// currentScheme is the scheme history of the registered view called name
+// (views and err as schema.RegisteredViews returned them): a change is
+// made after its last change, on the boundaries of the scheme in force last.
 func currentScheme(views []schema.View, err error, keyspace, name string) (bucket.Scheme, error) {
 	if err != nil {
 		return bucket.Scheme{}, err
@@ -113,7 +114,7 @@ func currentScheme(views []schema.View, err error, keyspace, name string) (bucke
 		if !v.Bucketed() {
 			return bucket.Scheme{}, usageErr("view %s is unbucketed (%s): it has no bucket scheme to change", v.Name, unbucketedWhy(v))
 		}
-		return v.Scheme.Latest(), nil
+		return v.Scheme, nil
 	}
 	return bucket.Scheme{}, fmt.Errorf("%w: keyspace %q has no registered view %q", schema.ErrNotApplied, keyspace, name)
 }
@@ -136,8 +137,10 @@ func rebucketScheme(widthText, schemeText string) (bucket.Scheme, error) {
 }
 
 // rebucketFrom reads --from: an RFC 3339 instant, or +DURATION from now
-// rounded up to the next instant that is a bucket boundary of the scheme in
-// force and of next (when next is known: --scheme).
+// rounded up to the next instant a change can take effect at (after any
+// change already recorded, a bucket boundary of the scheme in force last:
+// bucket.Scheme.ChangeAtOrAfter) that is also a boundary of next (when
+// next is known: --scheme).
 func rebucketFrom(text string, now time.Time, next bucket.Scheme, current func() (bucket.Scheme, error)) (time.Time, error) {
 	if text == "" {
 		return time.Time{}, usageErr("--from is required: an RFC 3339 instant, or +DURATION (e.g. +2h)")
@@ -153,7 +156,7 @@ func rebucketFrom(text string, now time.Time, next bucket.Scheme, current func()
 		}
 		at := now.Add(d).UTC()
 		for range 10_000 {
-			if at, err = s.StartAtOrAfter(at); err != nil {
+			if at, err = s.ChangeAtOrAfter(at); err != nil {
 				return time.Time{}, usageErr("--from %q: %v", text, err)
 			}
 			if next.IsZero() {
@@ -168,7 +171,7 @@ func rebucketFrom(text string, now time.Time, next bucket.Scheme, current func()
 			}
 			at = nb
 		}
-		return time.Time{}, usageErr("--from %q: no instant soon after it is a bucket boundary of both %v and %v: give one", text, s, next)
+		return time.Time{}, usageErr("--from %q: no instant soon after it is a bucket boundary of both %v and %v: give one", text, s.Latest(), next)
 	}
 	t, err := time.Parse(time.RFC3339Nano, text)
 	if err != nil {

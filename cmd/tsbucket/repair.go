@@ -96,8 +96,7 @@ func repairKey(ctx context.Context, f repairFlags, from, to time.Time, e env) (r
 	if !f.jsonOutput {
 		writeTargets(e.stdout, base, targets)
 	}
-	// New, not Open: the views are the registered definitions themselves.
-	r, err := repo.New[repo.Record](s, ks, append([]schema.View{base}, targets...), repo.Options{})
+	r, err := openRecords(ctx, s, ks, append([]schema.View{base}, targets...), repo.Options{})
 	if err != nil {
 		return repo.RepairReport{}, err
 	}

@@ -122,7 +122,7 @@ func (f rollupFlags) run(ctx context.Context, w *aggregate.Roller[repo.Record], 
 	if err := schema.ApplyRollups(ctx, s, f.cluster.keyspace, []schema.View{src}, []schema.Rollup{ru}); err != nil {
 		return aggregate.RollReport{}, err
 	}
-	r, err := repo.New[repo.Record](s, f.cluster.keyspace, []schema.View{src}, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: aggregate.DefaultPageSize}})
+	r, err := openRecords(ctx, s, f.cluster.keyspace, []schema.View{src}, repo.Options{Read: repo.ReadOptions{NoCoalesce: true, MaxLimit: aggregate.DefaultPageSize}})
 	if err != nil {
 		return aggregate.RollReport{}, err
 	}

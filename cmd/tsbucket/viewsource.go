@@ -9,6 +9,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/tsbucket/tsbucket/internal/refmodel"
+	"github.com/tsbucket/tsbucket/repo"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
@@ -141,4 +142,15 @@ func unbucketedWhy(v schema.View) string {
 		return "latest value of " + v.LatestOf
 	}
 	return v.Unbucketed
+}
+
+// openRecords opens the repository of registered views that read, repair,
+// backfill and rollup use. Open, not New: a command is one more instance
+// of the fleet. Open loads the promoted keys of per-key sharded views, the
+// blocked keys and the schemes in force, and a long run (a backfill)
+// reloads them as the fleet's repositories do; New knows none of them, so
+// the command read a promoted key's shard 0 alone and wrote its rows there.
+// Registering the registered definitions again changes nothing.
+func openRecords(ctx context.Context, s *gocql.Session, keyspace string, views []schema.View, opts repo.Options) (*repo.Repo[repo.Record], error) {
+	return repo.Open[repo.Record](ctx, s, keyspace, views, opts)
 }
