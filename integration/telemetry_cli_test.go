@@ -323,6 +323,12 @@ func (tc *telemetryCLI) drop(t *testing.T) {
 	if err := tc.s.Query(`SELECT COUNT(*) FROM system_schema.keyspaces WHERE keyspace_name = ?`, tc.ks).Scan(&n); code != 0 || err != nil || n != 0 {
 		t.Fatalf("drop --all: exit %d, %d keyspaces, %v\n%s%s", code, n, err, out, errOut)
 	}
+	// Again, or a mistyped name: nothing to drop is no success. It printed
+	// "dropped keyspace ..." and exited 0.
+	code, out, errOut = tc.run(t, "schema", "drop", "--all", "--confirm", tc.ks)
+	if code != 1 || strings.Contains(out, "dropped") || !strings.Contains(errOut, fmt.Sprintf("no keyspace %q in the cluster", tc.ks)) {
+		t.Fatalf("drop --all of a keyspace not in the cluster: exit %d\n%s%s", code, out, errOut)
+	}
 }
 
 func (tc *telemetryCLI) hasTable(t *testing.T, name string) bool {

@@ -68,6 +68,7 @@ func TestViewsCLI(t *testing.T) {
 	t.Run("read oldest first by cursor", func(t *testing.T) { sh.readOrders(t, true) })
 	t.Run("read a range as a table", sh.readEvents)
 	t.Run("read bad input", sh.readBadInput)
+	t.Run("unknown names", sh.unknownNames)
 	t.Run("inspect", sh.inspect)
 	t.Run("repair", sh.repair)
 	t.Run("apply a mismatched file", sh.mismatch)
@@ -448,5 +449,51 @@ func (sh *shopCLI) mismatch(t *testing.T) {
 	code, out, _ = sh.run(t, "schema", "check", "--views", path)
 	if code != 1 || !strings.Contains(out, "the file's definitions differ from the registered ones") || !strings.Contains(out, want) {
 		t.Errorf("schema check of a mismatched file: exit %d\n%s", code, out)
+	}
+}
+
+// unknownNames: a view or table the keyspace does not have is the caller's
+// mistake in every command (exit 2, naming what there is), and nothing is
+// done. schema drop --view and inspect --table exited 1, and autopilot made
+// its tables in the keyspace before it found the policy's view missing.
+func (sh *shopCLI) unknownNames(t *testing.T) {
+	policies := filepath.Join(t.TempDir(), "autopilot.yaml")
+	file := `keyspace:
+  name: shop
+  replication:
+    dc1: 1
+views:
+  - name: orders_by_client
+    key:
+      - client_id: uuid
+    bucket:
+      width: 1d
+      epoch: unix
+    id:
+      name: order_id
+      kind: uuidv7
+    ttl: 30d
+autopilot:
+  - view: orders_by_client
+`
+	if err := os.WriteFile(policies, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := sh.tables(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"schema", "drop", "--view", "orders", "--confirm", "orders"}, `--view "orders" is not a view registered in keyspace ` + sh.ks},
+		{[]string{"inspect", "--table", "orders"}, `--table "orders": no table ` + sh.ks + ".orders"},
+		{[]string{"autopilot", "--views", policies, "--dry-run"}, `autopilot policy view "orders_by_client" is not a view registered in keyspace ` + sh.ks},
+	} {
+		code, out, errOut := sh.run(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, want 2 and %q\n%s%s", strings.Join(tc.args, " "), code, tc.want, out, errOut)
+		}
+	}
+	if after := sh.tables(t); !slices.Equal(slices.Sorted(slices.Values(after)), slices.Sorted(slices.Values(before))) {
+		t.Errorf("tables %v after the refused commands, want %v as before", after, before)
 	}
 }

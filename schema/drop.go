@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -74,10 +75,20 @@ func DropStatements(keyspace string, v View) []string {
 }
 
 // DropKeyspace drops keyspace with every table and row in it. Like
-// DropView it is for a person who confirmed it.
+// DropView it is for a person who confirmed it, and like DropView it says
+// when there is nothing to drop: a keyspace not in the cluster is
+// ErrNotApplied (a mistyped name is no success).
 func DropKeyspace(ctx context.Context, s *gocql.Session, keyspace string) error {
 	if err := validateKeyspace(keyspace); err != nil {
 		return err
+	}
+	var name string
+	err := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).WithContext(ctx).Scan(&name)
+	switch {
+	case errors.Is(err, gocql.ErrNotFound):
+		return fmt.Errorf("%w: no keyspace %q in the cluster: nothing dropped", ErrNotApplied, keyspace)
+	case err != nil:
+		return fmt.Errorf("drop keyspace %s: %w", keyspace, err)
 	}
 	if err := execDDL(ctx, s, "DROP KEYSPACE IF EXISTS "+Quote(keyspace)); err != nil {
 		return fmt.Errorf("drop keyspace %s: %w", keyspace, err)

@@ -84,6 +84,14 @@ func (f *autopilotFlags) policies(fs *flag.FlagSet) ([]schema.AutopilotPolicy, e
 	if f.viewsPath == "" {
 		return nil, usageErr("--views is required")
 	}
+	// Checked here: autopilot.Observe reads 0 and below as its defaults,
+	// which a typed --buckets 0 or --settle -1s would get silently.
+	if f.buckets < 1 {
+		return nil, usageErr("--buckets %d: want at least 1", f.buckets)
+	}
+	if isSet(fs, "settle") && f.settle <= 0 {
+		return nil, usageErr("--settle %v: want a positive duration (leave it out for the default)", f.settle)
+	}
 	if err := f.fleet.CheckLead(f.lead); err != nil {
 		return nil, usageErr("--lead: %v", err)
 	}
@@ -158,6 +166,17 @@ func blockedList(blocked map[string]schema.BlockedKey) string {
 
 func autopilotRound(ctx context.Context, s *gocql.Session, f autopilotFlags, pols []schema.AutopilotPolicy, w io.Writer) error {
 	ks := f.cluster.keyspace
+	// The policies' views must be registered there, checked before the
+	// autopilot's tables are made in what may be the wrong keyspace.
+	views, err := registeredViews(ctx, s, ks)
+	if err != nil {
+		return err
+	}
+	for _, p := range pols {
+		if _, err := findView(views, "autopilot policy view", p.View, "registered in keyspace "+ks); err != nil {
+			return err
+		}
+	}
 	if err := autopilot.Apply(ctx, s, ks); err != nil { // empty tables; no metadata
 		return err
 	}

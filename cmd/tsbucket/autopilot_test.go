@@ -22,6 +22,10 @@ func TestAutopilotCommandRefuses(t *testing.T) {
 		{[]string{"autopilot", "--hosts", "h", "--views", "testdata/shop.yaml", "--lead", "1m"}, "--lead"},
 		{[]string{"autopilot", "--hosts", "h", "--keyspace", "shop", "--unblock", "orders"}, "want VIEW=KEY"},
 		{[]string{"autopilot", "--hosts", "h", "--unblock", "orders=c-1"}, "--views is required"},
+		// Taken silently as the defaults before: 3 buckets, 35 s.
+		{[]string{"autopilot", "--hosts", "h", "--views", "testdata/shop.yaml", "--buckets", "0"}, "--buckets 0: want at least 1"},
+		{[]string{"autopilot", "--hosts", "h", "--views", "testdata/shop.yaml", "--buckets", "-5"}, "--buckets -5"},
+		{[]string{"autopilot", "--hosts", "h", "--views", "testdata/shop.yaml", "--settle", "-1s"}, "--settle -1s: want a positive duration"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			code, out, errOut := runCmd(t, tt.args...)

@@ -234,7 +234,7 @@ func inspectTable(ctx context.Context, f inspectFlags, w io.Writer) error {
 		return err
 	}
 	if len(got) == 0 {
-		return fmt.Errorf("no table %s.%s", f.cluster.keyspace, f.table)
+		return usageErr("--table %q: no table %s.%s", f.table, f.cluster.keyspace, f.table)
 	}
 	fmt.Fprintf(w, "%s.%s, as the server estimates it (system.size_estimates):\n", f.cluster.keyspace, f.table)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -88,5 +88,14 @@ func drop(ctx context.Context, f dropFlags) error {
 	if f.keyspace {
 		return schema.DropKeyspace(ctx, s, f.cluster.keyspace)
 	}
+	// An unknown name is the caller's mistake (exit 2, naming the views
+	// there are), as in every command that takes --view.
+	views, err := registeredViews(ctx, s, f.cluster.keyspace)
+	if err != nil {
+		return err
+	}
+	if _, err := findView(views, "--view", f.view, "registered in keyspace "+f.cluster.keyspace); err != nil {
+		return err
+	}
 	return schema.DropView(ctx, s, f.cluster.keyspace, f.view)
 }
