@@ -285,3 +285,29 @@ func TestRacingDeletesOfTheNewestTwo(t *testing.T) {
 		}
 	}
 }
+
+// TestLatestValueAfterAShorterLivedNewestExpires: on a node, a reading
+// written with a 2 s TTL after one with the view's retires the older one
+// from the latest-value view; once it has expired the older one, alive in
+// the source, is the latest value (it was found false).
+func TestLatestValueAfterAShorterLivedNewestExpires(t *testing.T) {
+	s, ks, views := latestKeyspace(t)
+	r, err := repo.Open[refmodel.Reading](t.Context(), s, ks, views, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	old := refmodel.Reading{SensorID: "s1", SiteID: "site", ReadingID: timeUUIDAt(t, now.Add(-time.Minute)), Value: 1, Unit: "C"}
+	newer := refmodel.Reading{SensorID: "s1", SiteID: "site", ReadingID: timeUUIDAt(t, now), Value: 2, Unit: "C"}
+	if err := r.Put(t.Context(), &old); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Put(t.Context(), &newer, repo.WithTTL(2*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	it, found, err := r.LatestValue(t.Context(), "latest_reading_by_sensor", repo.Key{"s1"})
+	if err != nil || !found || it.ReadingID != old.ReadingID || it.Value != 1 {
+		t.Fatalf("LatestValue = %v value %v (found %v, %v); want the older reading %v", it.ReadingID, it.Value, found, err, old.ReadingID)
+	}
+}

@@ -32,6 +32,10 @@ const latestConcurrency = 16
 
 // LatestValue returns the newest item of key in view, a latest-value view,
 // with one single-partition query; found is false when the key has none.
+// A key without a live row there is read from the source view too (a
+// second query, for a key never written one of its presence index): the
+// newest item, written with a TTL shorter than the one before it, retired
+// that one and has expired, while the source still holds it alive.
 func (r *Repo[T]) LatestValue(ctx context.Context, view string, key Key) (item T, found bool, err error) {
 	v, err := r.view(view)
 	if err != nil {
@@ -41,6 +45,26 @@ func (r *Repo[T]) LatestValue(ctx context.Context, view string, key Key) (item T
 		return item, false, opErr("latest value", fmt.Errorf("%w: %s is not a latest-value view (schema.View.LatestOf)", ErrUnknownView, view))
 	}
 	p, err := r.Read(ctx, Query{View: view, Key: key, Limit: 1})
+	if err != nil {
+		return item, false, err
+	}
+	if len(p.Items) == 0 {
+		return r.latestFromSource(ctx, v, key)
+	}
+	return p.Items[0], true, nil
+}
+
+// latestFromSource is the newest live item of key in v's source, with the
+// columns v keeps: what v would hold had the range delete of a newer item,
+// since expired, not retired it. A view whose TTL is shorter than its
+// source's forgets a key by its own TTL, which the source cannot tell: it
+// is not read (found false, as its expired row said).
+func (r *Repo[T]) latestFromSource(ctx context.Context, v *view, key Key) (item T, found bool, err error) {
+	src := r.views[v.spec.LatestOf]
+	if v.spec.TTL > 0 && (src.spec.TTL == 0 || v.spec.TTL < src.spec.TTL) {
+		return item, false, nil
+	}
+	p, err := r.Read(ctx, Query{View: src.spec.Name, Key: key, Limit: 1, Columns: v.columns})
 	if err != nil || len(p.Items) == 0 {
 		return item, false, err
 	}

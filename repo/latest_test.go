@@ -211,3 +211,28 @@ func TestRacingDeletesOfTheNewestTwo(t *testing.T) {
 		t.Fatalf("LatestValue = %q (found %v, %v); want C, the newest item left", it.Body, ok, err)
 	}
 }
+
+// TestLatestValueAfterAShorterLivedNewestExpires: the newest item, written
+// with a TTL shorter than the item before it, retired that one from the
+// latest-value view with its range delete; once it expired the view held
+// nothing for the key, and LatestValue said found false while the source
+// held the older item alive. The older item is the latest value then.
+func TestLatestValueAfterAShorterLivedNewestExpires(t *testing.T) {
+	const day = 24 * time.Hour
+	r, _, w := latestNotes(t, 30*day)
+	putNote(t, r, w.clock(), "old")
+	w.advance(time.Minute)
+	putNote(t, r, w.clock(), "new", WithTTL(time.Hour))
+	if it, ok, err := r.LatestValue(t.Context(), "latest_by_room", Key{"r"}); err != nil || !ok || it.Body != "new" {
+		t.Fatalf("LatestValue before the expiry = %q (found %v, %v), want new", it.Body, ok, err)
+	}
+	w.advance(2 * time.Hour)
+	it, ok, err := r.LatestValue(t.Context(), "latest_by_room", Key{"r"})
+	if err != nil || !ok || it.Body != "old" {
+		t.Fatalf("LatestValue after the newest expired = %q (found %v, %v), want old, the source's newest live item", it.Body, ok, err)
+	}
+	items, found, err := r.LatestValues(t.Context(), "latest_by_room", []Key{{"r"}, {"empty"}})
+	if err != nil || !found[0] || items[0].Body != "old" || found[1] {
+		t.Fatalf("LatestValues = %+v, %v, %v; want old, and nothing for a room never written", items, found, err)
+	}
+}
