@@ -2,8 +2,10 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -309,5 +311,38 @@ func TestLatestValueAfterAShorterLivedNewestExpires(t *testing.T) {
 	it, found, err := r.LatestValue(t.Context(), "latest_reading_by_sensor", repo.Key{"s1"})
 	if err != nil || !found || it.ReadingID != old.ReadingID || it.Value != 1 {
 		t.Fatalf("LatestValue = %v value %v (found %v, %v); want the older reading %v", it.ReadingID, it.Value, found, err, old.ReadingID)
+	}
+}
+
+// TestServerRefusalsRefusedFirst: on a node, what the server refuses in
+// one view alone (a sensor ID over 64 KiB, a partition key of
+// readings_by_sensor but a value of readings_by_site; a unit that is not
+// valid UTF-8) is refused before anything is sent, and a sensor ID just
+// under the bound is written. Both were written to some views and refused
+// by others: an ErrPartialWrite no retry could complete.
+func TestServerRefusalsRefusedFirst(t *testing.T) {
+	s, ks, views := latestKeyspace(t)
+	r, err := repo.Open[refmodel.Reading](t.Context(), s, ks, views, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for i, tc := range []struct {
+		rd   refmodel.Reading
+		want error
+	}{
+		{refmodel.Reading{SensorID: strings.Repeat("s", 70_000), SiteID: "site-a", Value: 1, Unit: "C"}, repo.ErrValueTooLarge},
+		{refmodel.Reading{SensorID: "s1", SiteID: "site-b", Value: 1, Unit: "\xff\xfe"}, repo.ErrBadItem},
+		{refmodel.Reading{SensorID: strings.Repeat("s", 65_000), SiteID: "site-c", Value: 1, Unit: "C"}, nil},
+	} {
+		tc.rd.ReadingID = timeUUIDAt(t, now.Add(time.Duration(i)*time.Millisecond))
+		err := r.Put(t.Context(), &tc.rd)
+		if !errors.Is(err, tc.want) || (tc.want != nil && errors.Is(err, repo.ErrPartialWrite)) {
+			t.Errorf("reading %d: Put = %v, want %v", i, err, tc.want)
+		}
+		p, err := r.Latest(t.Context(), "readings_by_site", repo.Key{tc.rd.SiteID}, 10)
+		if want := map[bool]int{true: 0, false: 1}[tc.want != nil]; err != nil || len(p.Items) != want {
+			t.Errorf("reading %d: readings_by_site holds %d item(s) (%v), want %d", i, len(p.Items), err, want)
+		}
 	}
 }

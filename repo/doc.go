@@ -24,8 +24,9 @@
 // it never builds an unlogged batch that spans partitions. Options.Write.Atomic
 // trades latency for all-or-nothing visibility with a logged batch per item, for
 // Put and PutMany alike. Bad input (an unknown view, an ID the view's kind
-// rejects, an oversized value, a bad TTL) returns a typed error before any
-// statement is sent: nothing is half-written because of it.
+// rejects, an oversized value or partition key, text that is not valid
+// UTF-8, a bad TTL) returns a typed error before any statement is sent:
+// nothing is half-written because of it.
 //
 // # What a retry does
 //

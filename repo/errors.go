@@ -27,9 +27,12 @@ var (
 	ErrBadID = errors.New("repo: bad id")
 	// ErrBadRange: the time range is empty or inverted.
 	ErrBadRange = errors.New("repo: bad range")
-	// ErrValueTooLarge: a column value exceeds Options.Write.MaxValueBytes.
+	// ErrValueTooLarge: a column value exceeds Options.Write.MaxValueBytes,
+	// or a view's partition key the 65,535 bytes a cluster accepts.
 	ErrValueTooLarge = errors.New("repo: value too large")
-	// ErrBadItem: the item type lacks a column a view needs.
+	// ErrBadItem: the item type lacks a column a view needs, or a value
+	// the server would refuse for its column (text that is not valid UTF-8,
+	// ascii that is not ASCII).
 	ErrBadItem = errors.New("repo: bad item")
 	// ErrUnknownColumn: the call named a column the view does not have.
 	ErrUnknownColumn = errors.New("repo: unknown column")

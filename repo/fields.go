@@ -17,14 +17,16 @@ import (
 // fieldSet is every distinct column of a struct item's views, by name: a
 // column name maps to one field of T in every view.
 type fieldSet struct {
-	paths [][]int // each column's field traversal, by slot
+	paths [][]int    // each column's field traversal, by slot
+	texts []textKind // each column's text kind, by slot
 }
 
 // fieldFacts is what a row's payload needs of one field: its estimated size,
 // and whether it is over Options.Write.MaxValueBytes.
 type fieldFacts struct {
-	size int
-	over bool
+	size    int
+	over    bool
+	badText textKind // the text kind the value is not valid as (textKind of its column; none: valid)
 }
 
 // indexFields gives each view's columns their slots in r.fields; views of
@@ -45,6 +47,7 @@ func (r *Repo[T]) indexFields() {
 				s = len(r.fields.paths)
 				slotOf[name] = s
 				r.fields.paths = append(r.fields.paths, v.colPaths[i])
+				r.fields.texts = append(r.fields.texts, v.texts[i])
 			}
 			v.slots[i] = s
 			k := reflect.TypeFor[T]().FieldByIndex(v.colPaths[i]).Type.Kind()
@@ -76,7 +79,7 @@ func (fs fieldSet) load(iv reflect.Value, vals []any, facts []fieldFacts, max in
 		f := reflectx.FieldByIndexesReadOnly(iv, path)
 		if f.IsValid() {
 			vals[s] = f.Interface()
-			facts[s] = fieldFacts{size: valueSize(f), over: oversized(f, max)}
+			facts[s] = fieldFacts{size: valueSize(f), over: oversized(f, max), badText: invalidText(f, fs.texts[s])}
 		}
 	}
 }

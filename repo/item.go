@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gocql/gocql"
 	"github.com/scylladb/go-reflectx"
@@ -445,4 +446,74 @@ func fieldType(t reflect.Type, path []int) reflect.Type {
 		t = t.Field(i).Type
 	}
 	return t
+}
+
+// textKind says whether a column holds text the server validates: UTF-8
+// for text (varchar), ASCII for ascii.
+type textKind int8
+
+const (
+	textNone textKind = iota
+	textUTF8
+	textASCII
+)
+
+func (k textKind) String() string {
+	if k == textASCII {
+		return "ASCII (ascii column)"
+	}
+	return "UTF-8 (text column)"
+}
+
+// textKinds are the text kinds of columns of CQL types types.
+func textKinds(types []string) []textKind {
+	out := make([]textKind, len(types))
+	for i, t := range types {
+		switch strings.ToLower(strings.TrimSpace(t)) {
+		case "text", "varchar":
+			out[i] = textUTF8
+		case "ascii":
+			out[i] = textASCII
+		}
+	}
+	return out
+}
+
+// invalidText is k when v, a value for a column of text kind k, is a string
+// or bytes the server would refuse as that kind, else textNone.
+func invalidText(v reflect.Value, k textKind) textKind {
+	if k == textNone {
+		return textNone
+	}
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return textNone
+		}
+		v = v.Elem()
+	}
+	var ok bool
+	switch {
+	case v.Kind() == reflect.String:
+		ok = validText(v.String(), k)
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8:
+		ok = validText(string(v.Bytes()), k)
+	default:
+		return textNone
+	}
+	if ok {
+		return textNone
+	}
+	return k
+}
+
+func validText(s string, k textKind) bool {
+	if k == textUTF8 {
+		return utf8.ValidString(s)
+	}
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

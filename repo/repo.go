@@ -47,11 +47,12 @@ type Repo[T any] struct {
 // view is one schema.View with everything derived from it once.
 type view struct {
 	spec     schema.View
-	table    string   // keyspace.name
-	columns  []string // item columns: key..., id, values...
-	idIdx    int      // position of the ID in columns
-	colPaths [][]int  // field traversals of columns, same order as columns; nil for Record
-	record   bool     // items are Records: columns by name, no struct fields
+	table    string     // keyspace.name
+	columns  []string   // item columns: key..., id, values...
+	texts    []textKind // of columns: which hold text the server validates
+	idIdx    int        // position of the ID in columns
+	colPaths [][]int    // field traversals of columns, same order as columns; nil for Record
+	record   bool       // items are Records: columns by name, no struct fields
 	// keyRangeChecked: a key value written may be out of its column's
 	// range (a Record's, or a field of a wider Go type), so rowOf checks.
 	keyRangeChecked bool
@@ -276,6 +277,7 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 	v := &view{spec: spec, table: r.keyspace + "." + spec.Name}
 	v.idCQL, _ = bucket.CQLOf(spec.Kind) // spec.Validate refused a kind without one
 	v.setColumns()
+	v.texts = textKinds(v.columnTypes())
 	if v.record = t == recordType; !v.record {
 		paths, err := fieldPaths(r.mapper, t, v.columns)
 		if err != nil {

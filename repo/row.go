@@ -181,8 +181,14 @@ func (rw *row) identify(same *row) error {
 // payload is the estimated size of item iv's columns in v, or
 // ErrValueTooLarge for a value over Options.Write.MaxValueBytes; from
 // facts (by slot) when the item's fields were read once for every view.
+//
+// It also refuses what the server would refuse in this view alone, which
+// would leave the item in the others (bad input half-written): a text
+// value that is not valid UTF-8 (ASCII for an ascii column), ErrBadItem,
+// and a partition key over the 65,535 bytes a cluster accepts,
+// ErrValueTooLarge.
 func (r *Repo[T]) payload(v *view, iv reflect.Value, facts []fieldFacts) (int, error) {
-	bytes := 0
+	bytes, keyBytes := 0, 0
 	for i := range v.columns {
 		var ft fieldFacts
 		if facts != nil {
@@ -191,14 +197,46 @@ func (r *Repo[T]) payload(v *view, iv reflect.Value, facts []fieldFacts) (int, e
 			ft.over = oversized(f, r.opts.Write.MaxValueBytes)
 			if !ft.over {
 				ft.size = valueSize(f)
+				ft.badText = invalidText(f, v.texts[i])
 			}
 		}
-		if ft.over {
+		switch {
+		case ft.over:
 			return 0, fmt.Errorf("%w: column %s over %d bytes", ErrValueTooLarge, v.columns[i], r.opts.Write.MaxValueBytes)
+		case ft.badText != textNone:
+			return 0, fmt.Errorf("%w: column %s: not valid %s", ErrBadItem, v.columns[i], ft.badText)
 		}
 		bytes += ft.size
+		if i < len(v.spec.Key) {
+			keyBytes += ft.size
+		}
+	}
+	if n := partitionKeyBytes(v, keyBytes); n > maxPartitionKeyBytes {
+		return 0, fmt.Errorf("%w: the partition key of view %s is %d bytes, over the %d a cluster accepts", ErrValueTooLarge, v.spec.Name, n, maxPartitionKeyBytes)
 	}
 	return bytes, nil
+}
+
+// maxPartitionKeyBytes is the most a serialized partition key may hold
+// (Cassandra and ScyllaDB: an unsigned 16-bit length).
+const maxPartitionKeyBytes = 1<<16 - 1
+
+// partitionKeyBytes is the serialized size of a partition key of v whose
+// key values hold keyBytes: one component as it is; several each with a
+// 2-byte length and an end byte, the bucket (bigint) and shard (int) among
+// them.
+func partitionKeyBytes(v *view, keyBytes int) int {
+	comps := len(v.spec.Key)
+	if v.spec.Bucketed() {
+		comps, keyBytes = comps+1, keyBytes+8
+	}
+	if v.spec.Sharded() {
+		comps, keyBytes = comps+1, keyBytes+4
+	}
+	if comps == 1 {
+		return keyBytes
+	}
+	return keyBytes + 3*comps
 }
 
 // place names the row's presence entry and partition, and picks its shard
