@@ -540,11 +540,11 @@ func TestValidateNamesTheField(t *testing.T) {
 		q := good
 		c.edit(&q)
 		var qe *QueryError
-		if err := q.validate(testView); !errors.As(err, &qe) || qe.Field != c.field {
+		if err := q.validate(testView, 1000); !errors.As(err, &qe) || qe.Field != c.field {
 			t.Errorf("%s: validate = %v, want a QueryError naming %s", c.name, err, c.field)
 		}
 	}
-	if err := good.validate(testView); err != nil || good.PageSize != DefaultPageSize {
+	if err := good.validate(testView, 1000); err != nil || good.PageSize != DefaultPageSize {
 		t.Fatalf("good query: %v, page size %d", err, good.PageSize)
 	}
 }

@@ -19,6 +19,11 @@ var (
 func columnType(v schema.View, name string) (string, bool) {
 	for _, c := range v.Values {
 		if c.Name == name {
+			// The type as the view spells it (" double", "DOUBLE") is the
+			// type the cluster reports: compare the canonical form.
+			if t, err := schema.NormalizeType(c.Type); err == nil {
+				return t, true
+			}
 			return strings.ToLower(c.Type), true
 		}
 	}

@@ -28,8 +28,9 @@ type Query struct {
 	Direction repo.Direction // the order of the rows: NewestFirst by default
 	Step      Step
 	Aggs      []Agg
-	// PageSize is the items per request; 0 is DefaultPageSize. It must not
-	// exceed the repository's Options.Read.MaxLimit.
+	// PageSize is the items per request; 0 is DefaultPageSize, or the
+	// repository's Options.Read.MaxLimit when that is lower. It must not
+	// exceed Options.Read.MaxLimit.
 	PageSize    int
 	Consistency gocql.Consistency // overrides the repository default
 	// Stats, when set, is filled with the work the read took.
@@ -164,7 +165,7 @@ func newFolder[T any](r *repo.Repo[T], q *Query) (*folder[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := q.validate(h.Spec()); err != nil {
+	if err := q.validate(h.Spec(), r.MaxLimit()); err != nil {
 		return nil, err
 	}
 	return newFolderOf[T](viewColumns[T]{h}, h.Spec(), q)
@@ -290,13 +291,18 @@ func (f *folder[T]) yieldRow(yield func(Row, error) bool) bool {
 	return yield(row, nil)
 }
 
-// validate checks q against the view's definition; it sets the defaults.
-func (q *Query) validate(v schema.View) error {
+// validate checks q against the view's definition and the largest page
+// its repository reads (maxLimit: repo.Options.Read.MaxLimit); it sets the
+// defaults.
+func (q *Query) validate(v schema.View, maxLimit int) error {
 	if q.PageSize == 0 {
-		q.PageSize = DefaultPageSize
+		q.PageSize = min(DefaultPageSize, maxLimit)
 	}
 	if q.PageSize < 0 {
 		return badQuery("PageSize", "%d is negative", q.PageSize)
+	}
+	if q.PageSize > maxLimit {
+		return badQuery("PageSize", "%d is over the repository's Options.Read.MaxLimit %d", q.PageSize, maxLimit)
 	}
 	if q.Direction != repo.NewestFirst && q.Direction != repo.OldestFirst {
 		return badQuery("Direction", "unknown direction %d", q.Direction)

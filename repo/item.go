@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gocql/gocql"
@@ -318,6 +319,13 @@ func (k Key) encode(b []byte) []byte {
 			b = appendUUID(b, x)
 		case [16]byte:
 			b = appendUUID(b, x)
+		case time.Time:
+			// One instant, one partition: in UTC, without the monotonic
+			// reading (as Time.String writes a UTC time, which it was
+			// before for one in UTC). fmt.Sprint wrote the location, and
+			// the same key from Europe/Paris named another partition (a
+			// rollup's dirty markers in another shard, never seen).
+			b = x.UTC().AppendFormat(b, "2006-01-02 15:04:05.999999999 -0700 MST")
 		default:
 			b = appendEscaped(b, fmt.Sprint(x))
 		}

@@ -379,3 +379,8 @@ func (r *Repo[T]) RollupFloor(view string) (time.Time, error) {
 // ClockSkew is Options.Schemes.ClockSkew: a worker clears a dirty marker
 // with a delete timestamped at its raw read less this.
 func (r *Repo[T]) ClockSkew() time.Duration { return r.opts.Schemes.ClockSkew }
+
+// MaxLimit is Options.Read.MaxLimit (its default filled in): the largest
+// page a read may ask for, which an aggregate read's page size may not
+// exceed.
+func (r *Repo[T]) MaxLimit() int { return r.opts.Read.MaxLimit }
