@@ -86,9 +86,9 @@ func (l *Limiter) Acquire(ctx context.Context, ln Lane, n int, parts ...uint64) 
 }
 
 // Check reports whether a call of n statements of lane ln, whose
-// partitions are not known yet, would be shed if it arrived now: the
-// lane's queue is full, or its predicted wait exceeds what ctx's deadline
-// or MaxQueueTime leaves. It returns that *OverloadError (counted as a
+// partitions are not known yet, would be shed if it arrived now: ctx's
+// deadline has passed, the lane's queue is full, or its predicted wait
+// exceeds what ctx's deadline or MaxQueueTime leaves. It returns that *OverloadError (counted as a
 // shed) or nil, and reserves nothing: a caller uses it to shed before
 // costly preparation, then calls Acquire.
 func (l *Limiter) Check(ctx context.Context, ln Lane, n int) error {
@@ -96,6 +96,9 @@ func (l *Limiter) Check(ctx context.Context, ln Lane, n int) error {
 		return nil
 	}
 	s := l.lanes[ln]
+	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+		return s.arrivedDone(err) // Acquire sheds it on arrival, whatever room there is
+	}
 	n = max(n, 1)
 	if int64(n) <= s.free.Load() {
 		// Admitted at once if it came now: no lock. Every write checks
@@ -606,21 +609,42 @@ func (s *lane) dequeue(w *waiter) {
 // with the lock held.
 func (s *lane) dispatch() {
 	s.held = 0
+	passedOver := false // a waiter granted after one held
 	for e := s.waiters.Front(); e != nil; {
 		w := e.Value.(*waiter)
 		next := e.Next()
 		if !s.fits(w.n) {
-			return
+			break
 		}
 		if s.partsFree(w.parts) {
 			s.dequeue(w)
 			s.grant(w.n, w.parts)
 			w.granted = true
 			close(w.ready)
+			passedOver = passedOver || s.held != 0
 		} else {
 			s.held += w.n
 		}
 		e = next
+	}
+	if passedOver {
+		s.recountHeld()
+	}
+}
+
+// recountHeld counts again the waiters held back only by their partition:
+// those that still fit the budget. A grant past a held waiter takes budget
+// it was counted to fit; one that no longer fits waits for the lane, and a
+// call arriving after it must queue behind it, not pass it (laneQueued).
+// Lock held.
+func (s *lane) recountHeld() {
+	s.held = 0
+	for e := s.waiters.Front(); e != nil; e = e.Next() {
+		w := e.Value.(*waiter)
+		if !s.fits(w.n) {
+			return
+		}
+		s.held += w.n
 	}
 }
 
