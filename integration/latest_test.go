@@ -346,3 +346,30 @@ func TestServerRefusalsRefusedFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestAtomicWriteOverTheNodesBatchThreshold: Open learns the node's
+// batch_size_fail_threshold (50 KiB by default), and an Atomic write of
+// an item over it is ErrValueTooLarge before anything is sent. The node
+// refused its logged batch as "Batch too large" on every attempt, RetryOf
+// included. A value well under the threshold is written.
+func TestAtomicWriteOverTheNodesBatchThreshold(t *testing.T) {
+	s, ks, views := latestKeyspace(t)
+	r, err := repo.Open[refmodel.Reading](t.Context(), s, ks, views[:2], repo.Options{Write: repo.WriteOptions{Atomic: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	big := refmodel.Reading{SensorID: "s1", SiteID: "site", ReadingID: timeUUIDAt(t, now), Value: 1, Unit: strings.Repeat("u", 60_000)}
+	if err := r.Put(t.Context(), &big); !errors.Is(err, repo.ErrValueTooLarge) || errors.Is(err, repo.ErrPartialWrite) {
+		t.Fatalf("atomic Put of a 60 KB value: %v, want ErrValueTooLarge before anything is sent", err)
+	}
+	small := big
+	small.ReadingID, small.Unit = timeUUIDAt(t, now.Add(time.Millisecond)), strings.Repeat("u", 10_000)
+	if err := r.Put(t.Context(), &small); err != nil {
+		t.Fatalf("atomic Put of a 10 KB value: %v", err)
+	}
+	p, err := r.Latest(t.Context(), "readings_by_site", repo.Key{"site"}, 10)
+	if err != nil || len(p.Items) != 1 {
+		t.Fatalf("readings_by_site holds %d item(s) (%v), want the small one", len(p.Items), err)
+	}
+}

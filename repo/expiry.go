@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tsbucket/tsbucket/schema"
@@ -61,6 +63,73 @@ func (r *Repo[T]) checkExpiry(c writeConfig) error {
 			return fmt.Errorf("%w: view %s: rows written now with a TTL of %v would expire at %s, after the latest expiry the cluster accepts, %s (Options.Write.MaxExpiry; a Cassandra 5.0 node in storage_compatibility_mode CASSANDRA_4 or UPGRADING stops at 2038-01-19)",
 				ErrBadTTL, v.spec.Name, time.Duration(rowTTL)*time.Second, at.UTC().Format(time.RFC3339), r.maxExpiry.UTC().Format(time.RFC3339))
 		}
+	}
+	return nil
+}
+
+// learnAtomicMax sets the bound of an Atomic write's batch, unless given
+// (Options.Write.AtomicMaxBytes), from the node's batch_size_fail_threshold:
+// Cassandra 4.1 and later name it with its unit ("50KiB"), 4.0 in KiB
+// (batch_size_fail_threshold_in_kb), ScyllaDB in system.config. Unknown:
+// 0, not checked (a guess would refuse what the cluster takes).
+func (r *Repo[T]) learnAtomicMax(ctx context.Context) {
+	r.atomicMax = r.opts.Write.AtomicMaxBytes
+	if r.atomicMax != 0 || !r.opts.Write.Atomic {
+		return
+	}
+	for _, q := range []struct{ stmt, name string }{
+		{`SELECT value FROM system_views.settings WHERE name = ?`, "batch_size_fail_threshold"},
+		{`SELECT value FROM system_views.settings WHERE name = ?`, "batch_size_fail_threshold_in_kb"},
+		{`SELECT value FROM system.config WHERE name = ?`, "batch_size_fail_threshold_in_kb"},
+	} {
+		var text string
+		if err := r.session.Query(q.stmt, q.name).WithContext(ctx).Scan(&text); err != nil {
+			continue
+		}
+		if n, ok := parseBatchThreshold(text, strings.HasSuffix(q.name, "_in_kb")); ok {
+			r.atomicMax = n
+			return
+		}
+	}
+}
+
+// parseBatchThreshold reads a batch size setting: "50KiB", "1MiB", "512B",
+// or a bare number of KiB when inKiB (the _in_kb settings, ScyllaDB's
+// quoted the way its config table shows strings).
+func parseBatchThreshold(text string, inKiB bool) (int, bool) {
+	text = strings.Trim(strings.TrimSpace(text), `"`)
+	unit := 1
+	switch {
+	case inKiB:
+		unit = 1 << 10
+	case strings.HasSuffix(text, "KiB"):
+		unit, text = 1<<10, strings.TrimSuffix(text, "KiB")
+	case strings.HasSuffix(text, "MiB"):
+		unit, text = 1<<20, strings.TrimSuffix(text, "MiB")
+	default:
+		text = strings.TrimSuffix(text, "B")
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || n <= 0 || n > math.MaxInt/unit {
+		return 0, false
+	}
+	return n * unit, true
+}
+
+// checkAtomicSize refuses an Atomic write's batch of one item's rows over
+// the cluster's batch_size_fail_threshold (atomicMax), before anything is
+// sent: the server would refuse it on every attempt.
+func (r *Repo[T]) checkAtomicSize(rows []row) error {
+	if r.atomicMax <= 0 {
+		return nil
+	}
+	size := 0
+	for _, rw := range rows {
+		size += rw.bytes
+	}
+	if size > r.atomicMax {
+		return fmt.Errorf("%w: an atomic write of about %d bytes, over the %d of the cluster's batch_size_fail_threshold (Options.Write.AtomicMaxBytes): write it without Options.Write.Atomic, or make the item smaller",
+			ErrValueTooLarge, size, r.atomicMax)
 	}
 	return nil
 }

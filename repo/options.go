@@ -97,6 +97,14 @@ type WriteOptions struct {
 	// once, and ignores BatchMaxBytes; an item whose batch failed is in no view,
 	// and fails every view in the *PutError.
 	Atomic bool
+	// AtomicMaxBytes is the most an Atomic write's logged batch of one
+	// item may carry (its rows' estimated bytes): the cluster's
+	// batch_size_fail_threshold, past which the server refuses the batch
+	// every time. An item over it is ErrValueTooLarge before anything is
+	// sent, not a *PutError no retry could complete. 0: Open reads it from
+	// the node (Cassandra's system_views.settings, ScyllaDB's
+	// system.config); unknown there, or with New, it is not checked.
+	AtomicMaxBytes int
 	// BatchMaxBytes bounds the payload of each PutMany batch. Default 5 KiB,
 	// Cassandra's batch_size_warn_threshold.
 	BatchMaxBytes int

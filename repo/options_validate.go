@@ -82,6 +82,7 @@ func (o WriteOptions) check(f *fieldErrors) {
 		f.add("Write.TTL", "%v is over the %v a cluster accepts", o.TTL, schema.MaxTTL)
 	}
 	nonNegative(f, "Write.MaxValueBytes", o.MaxValueBytes)
+	nonNegative(f, "Write.AtomicMaxBytes", o.AtomicMaxBytes)
 	nonNegative(f, "Write.BatchMaxBytes", o.BatchMaxBytes)
 	nonNegative(f, "Write.Concurrency", o.Concurrency)
 	nonNegative(f, "Write.FanoutTimeout", o.FanoutTimeout)

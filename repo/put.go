@@ -123,6 +123,9 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err == nil {
 		err = checkBlocked(rows) // the block-list (blocked.go)
 	}
+	if err == nil && r.opts.Write.Atomic {
+		err = r.checkAtomicSize(rows) // expiry.go
+	}
 	if err != nil {
 		return opErr("put", err)
 	}

@@ -54,6 +54,11 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 		// more items in it would only make it larger and its failure wider.
 		// rowsOf derives one row per view, so an item's rows are adjacent.
 		jobs, write = slices.Collect(slices.Chunk(rows, len(r.order))), r.writeAtomic
+		for i, job := range jobs {
+			if err := r.checkAtomicSize(job); err != nil {
+				return opErr("put many", fmt.Errorf("item %d: %w", i, err))
+			}
+		}
 	}
 	ctx, admitted, err := r.admitGroups(ctx, jobs) // admission (admit.go)
 	if err != nil {

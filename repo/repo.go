@@ -38,6 +38,9 @@ type Repo[T any] struct {
 	flights   *flightGroup[T]
 	// maxExpiry is the latest expiry the cluster accepts (Options.Write.MaxExpiry).
 	maxExpiry time.Time
+	// atomicMax bounds an Atomic write's batch (Options.Write.AtomicMaxBytes,
+	// learnAtomicMax); 0: not checked.
+	atomicMax int
 	schemes   schemeReload              // enabled by Open: the views are registered in the keyspace
 	meta      metadata                  // where the metadata that places rows is loaded from
 	rollups   atomic.Pointer[rollupSet] // AddRollups (rollup.go); nil: none
@@ -119,6 +122,7 @@ func Open[T any](ctx context.Context, session *gocql.Session, keyspace string, v
 	if err := r.learnMaxExpiry(ctx); err != nil {
 		return nil, err
 	}
+	r.learnAtomicMax(ctx)
 	r.enableReload(start)
 	r.reportSchemes()
 	return r, nil
@@ -193,6 +197,7 @@ func newRepo[T any](session *gocql.Session, keyspace string, opts Options) (*Rep
 		flights:   newFlightGroup[T](),
 		schemes:   schemeReload{sem: make(chan struct{}, 1)},
 		maxExpiry: opts.Write.MaxExpiry,
+		atomicMax: opts.Write.AtomicMaxBytes,
 		deadlines: newDeadlines(opts.Write.FanoutTimeout),
 	}
 	if r.maxExpiry.IsZero() {
