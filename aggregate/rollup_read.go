@@ -114,7 +114,7 @@ func readRolled[T any](ctx context.Context, r *repo.Repo[T], q *Query, f *folder
 			}
 			continue
 		}
-		for row, err := range r.RollupRows(ctx, ru.Name, q.Key, p.from, p.to, q.Direction, &rs) {
+		for row, err := range r.RollupRows(ctx, ru.Name, q.Key, p.from, p.to, q.Direction, &rs, repo.RollupConsistency(q.Consistency)) {
 			if err != nil {
 				yield(Row{}, err)
 				return
@@ -133,7 +133,7 @@ func readRolled[T any](ctx context.Context, r *repo.Repo[T], q *Query, f *folder
 func planParts[T any](ctx context.Context, r *repo.Repo[T], q *Query, ru schema.Rollup, rs *repo.RollupStats) ([]part, error) {
 	raw := []part{{from: q.From, to: q.To}}
 	lo, hi := ceilTo(q.From, ru.Every), q.To.Truncate(ru.Every)
-	rf, rt, ok, err := r.RolledRange(ctx, ru.Name, q.Key, rs)
+	rf, rt, ok, err := r.RolledRange(ctx, ru.Name, q.Key, rs, repo.RollupConsistency(q.Consistency))
 	if err != nil || !ok {
 		return raw, err
 	}
@@ -145,7 +145,7 @@ func planParts[T any](ctx context.Context, r *repo.Repo[T], q *Query, ru schema.
 	if !lo.Before(hi) {
 		return raw, nil
 	}
-	dirty, err := r.DirtyIntervals(ctx, ru.Name, q.Key, lo, hi, rs)
+	dirty, err := r.DirtyIntervals(ctx, ru.Name, q.Key, lo, hi, rs, repo.RollupConsistency(q.Consistency))
 	if err != nil {
 		return nil, err
 	}

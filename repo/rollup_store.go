@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"time"
+
+	"github.com/gocql/gocql"
 )
 
 // The storage of rollups, for package aggregate, which computes what is
@@ -42,9 +44,32 @@ func (s *RollupStats) add(requests, rows int) {
 	}
 }
 
+// RollupReadOption adjusts one read of a rollup's tables (RollupRows,
+// DirtyIntervals, RolledRange).
+type RollupReadOption func(*rollupRead)
+
+type rollupRead struct{ consistency gocql.Consistency }
+
+// RollupConsistency reads at cl instead of the repository's consistency:
+// what a raw read of the same call asks (aggregate.Query.Consistency), so
+// an answer from rollups sees what the raw read would.
+func RollupConsistency(cl gocql.Consistency) RollupReadOption {
+	return func(o *rollupRead) { o.consistency = cl }
+}
+
+// rollupReadConsistency is the consistency opts ask, or the repository's.
+func (r *Repo[T]) rollupReadConsistency(opts []RollupReadOption) gocql.Consistency {
+	var o rollupRead
+	for _, f := range opts {
+		f(&o)
+	}
+	return r.rollupConsistency(o.consistency)
+}
+
 // RollupRows yields key's rows of the rollup with start in [from, to), in
 // direction dir: one query per period partition the range touches.
-func (r *Repo[T]) RollupRows(ctx context.Context, rollup string, key Key, from, to time.Time, dir Direction, stats *RollupStats) iter.Seq2[RollupRow, error] {
+func (r *Repo[T]) RollupRows(ctx context.Context, rollup string, key Key, from, to time.Time, dir Direction, stats *RollupStats, opts ...RollupReadOption) iter.Seq2[RollupRow, error] {
+	cl := r.rollupReadConsistency(opts)
 	return func(yield func(RollupRow, error) bool) {
 		d, err := r.rollup(rollup)
 		if err != nil {
@@ -57,7 +82,7 @@ func (r *Repo[T]) RollupRows(ctx context.Context, rollup string, key Key, from, 
 			step, p = -1, hi
 		}
 		for ; p >= lo && p <= hi; p += step {
-			st := d.stmts.rowsQuery(key, p, from, to, dir, r.rollupConsistency(0))
+			st := d.stmts.rowsQuery(key, p, from, to, dir, cl)
 			if !r.yieldRollupRows(ctx, d, st, stats, yield) {
 				return
 			}
@@ -152,12 +177,12 @@ func (r *Repo[T]) WriteRollupRow(ctx context.Context, rollup string, key Key, ro
 }
 
 // DirtyIntervals returns the starts of key's marked intervals in [from, to).
-func (r *Repo[T]) DirtyIntervals(ctx context.Context, rollup string, key Key, from, to time.Time, stats *RollupStats) ([]time.Time, error) {
+func (r *Repo[T]) DirtyIntervals(ctx context.Context, rollup string, key Key, from, to time.Time, stats *RollupStats, opts ...RollupReadOption) ([]time.Time, error) {
 	d, err := r.rollup(rollup)
 	if err != nil {
 		return nil, err
 	}
-	rows := r.executor.Query(ctx, d.stmts.dirtyQuery(key, from, to, r.rollupConsistency(0)))
+	rows := r.executor.Query(ctx, d.stmts.dirtyQuery(key, from, to, r.rollupReadConsistency(opts)))
 	var out []time.Time
 	var t time.Time
 	for rows.Scan(&t) {
@@ -227,12 +252,12 @@ func (r *Repo[T]) ClearDirty(ctx context.Context, rollup string, key Key, start,
 
 // RolledRange returns key's checkpoint: the intervals in [from, to) are
 // rolled. ok is false when the key has none.
-func (r *Repo[T]) RolledRange(ctx context.Context, rollup string, key Key, stats *RollupStats) (from, to time.Time, ok bool, err error) {
+func (r *Repo[T]) RolledRange(ctx context.Context, rollup string, key Key, stats *RollupStats, opts ...RollupReadOption) (from, to time.Time, ok bool, err error) {
 	d, err := r.rollup(rollup)
 	if err != nil {
 		return from, to, false, err
 	}
-	rows := r.executor.Query(ctx, d.stmts.rolledQuery(key, r.rollupConsistency(0)))
+	rows := r.executor.Query(ctx, d.stmts.rolledQuery(key, r.rollupReadConsistency(opts)))
 	ok = rows.Scan(&from, &to)
 	if err := rows.Close(); err != nil {
 		return from, to, false, opErr(fmt.Sprintf("rollup %s: checkpoint", rollup), err)
