@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"weak"
 
 	"github.com/gocql/gocql"
@@ -224,22 +225,35 @@ func (r *Repo[T]) admitDelete(ctx context.Context, rows []row) (context.Context,
 // counts one statement: a walk queries its buckets one after another,
 // apart from its parallel probes (Options.ProbeConcurrency).
 //
-// A read with a latency budget (partial pages at a deadline) belongs in
-// the walk, not here: it would read the permit's deadline from ctx like
-// any other, and return what it has when it nears; see docs/design.md.
-func (r *Repo[T]) admitRead(ctx context.Context, q Query, run func(context.Context) (Page[T], error)) (Page[T], error) {
+// A read with a latency budget (partial pages at a deadline) is cut in
+// the walk, which returns what it has read when the budget ends. Its
+// admission wait counts against the budget too (Query.TimeBudget): it
+// waits until budgetEnd at most, and a read the budget's end refused
+// returns the page of nothing read, StopTimeBudget, as a walk cut before
+// it finished a bucket does (read it again).
+func (r *Repo[T]) admitRead(ctx context.Context, q Query, budgetEnd time.Time, run func(context.Context) (Page[T], error)) (Page[T], error) {
 	var parts []uint64
 	a := r.mark(ctx, admission.Read)
 	if a != nil {
 		parts = a.parts(1)
 		parts[0] = admission.PartitionOf(q.View, string(q.Key.encode(nil)))
 	}
-	ctx, admitted, err := r.admit(ctx, a, admission.Read, 1, parts)
-	if err != nil {
+	wctx := ctx // the wait's: to the budget's end, when that comes first
+	if dl, ok := ctx.Deadline(); a != nil && !budgetEnd.IsZero() && (!ok || budgetEnd.Before(dl)) {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithDeadline(ctx, budgetEnd)
+		defer cancel()
+	}
+	actx, admitted, err := r.admit(wctx, a, admission.Read, 1, parts)
+	var oe *admission.OverloadError
+	switch {
+	case err != nil && wctx != ctx && ctx.Err() == nil && errors.As(err, &oe) && oe.Reason == admission.ReasonDeadline:
+		return Page[T]{Cursor: q.Cursor, Stats: ReadStats{Stop: StopTimeBudget}}, nil
+	case err != nil:
 		return Page[T]{}, err
 	}
 	defer admitted.done()
-	return run(ctx)
+	return run(actx) // the mark wraps ctx, not the wait's context
 }
 
 // admittedExecutor admits statements sent outside an operation one by one

@@ -64,11 +64,32 @@ func (r *Repo[T]) latestFromSource(ctx context.Context, v *view, key Key) (item 
 	if v.spec.TTL > 0 && (src.spec.TTL == 0 || v.spec.TTL < src.spec.TTL) {
 		return item, false, nil
 	}
-	p, err := r.Read(ctx, Query{View: src.spec.Name, Key: key, Limit: 1, Columns: v.columns})
-	if err != nil || len(p.Items) == 0 {
-		return item, false, err
+	return r.newestOf(ctx, Query{View: src.spec.Name, Key: key, Limit: 1, Columns: v.columns})
+}
+
+// newestPages bounds the pages newestOf follows (each a walk to its
+// MaxLookback or empty-bucket budget).
+const newestPages = 64
+
+// newestOf is the first item of q, a page of one newest-first: past
+// Options.Read.MaxLookback and EmptyBucketBudget, which end a page early
+// with a cursor while older rows may (with the index: do) exist. The
+// newest item a latest-value view stands for may be older than the
+// lookback; it is still the newest.
+func (r *Repo[T]) newestOf(ctx context.Context, q Query) (item T, found bool, err error) {
+	for range newestPages {
+		p, err := r.Read(ctx, q)
+		switch {
+		case err != nil:
+			return item, false, err
+		case len(p.Items) > 0:
+			return p.Items[0], true, nil
+		case p.Cursor == "" || (p.Stats.Stop != StopLookback && p.Stats.Stop != StopBudget):
+			return item, false, nil
+		}
+		q.Cursor = p.Cursor
 	}
-	return p.Items[0], true, nil
+	return item, false, nil
 }
 
 // LatestValues returns the newest item of each key in view, a latest-value
@@ -209,11 +230,11 @@ func (r *Repo[T]) backTTL(ctx context.Context, back row, cfg writeConfig) (ttl i
 
 // sourceNewest is the row, in v, of the newest item of key in v's source.
 func (r *Repo[T]) sourceNewest(ctx context.Context, v *view, key Key, cl gocql.Consistency) (row, bool, error) {
-	src, err := r.Read(ctx, Query{View: v.spec.LatestOf, Key: key, Limit: 1, Consistency: cl})
-	if err != nil || len(src.Items) == 0 {
+	newest, found, err := r.newestOf(ctx, Query{View: v.spec.LatestOf, Key: key, Limit: 1, Consistency: cl})
+	if err != nil || !found {
 		return row{}, false, err
 	}
-	back, err := r.rowOf(v, reflect.ValueOf(&src.Items[0]).Elem(), forWrite, make(Key, len(v.spec.Key)), nil, nil, nil)
+	back, err := r.rowOf(v, reflect.ValueOf(&newest).Elem(), forWrite, make(Key, len(v.spec.Key)), nil, nil, nil)
 	return back, err == nil, err
 }
 

@@ -154,9 +154,9 @@ func (r *Repo[T]) Read(ctx context.Context, q Query) (Page[T], error) {
 		w.budgetEnd = start.Add(q.TimeBudget)
 	}
 	if r.opts.Read.NoCoalesce {
-		return r.admitRead(ctx, q, w.run) // admission (admit.go)
+		return r.admitRead(ctx, q, w.budgetEnd, w.run) // admission (admit.go)
 	}
-	p, coalesced, err := r.flights.do(ctx, w.flightKey(), func() (Page[T], error) { return r.admitRead(ctx, q, w.run) })
+	p, coalesced, err := r.flights.do(ctx, w.flightKey(), func() (Page[T], error) { return r.admitRead(ctx, q, w.budgetEnd, w.run) })
 	if coalesced && err == nil && r.opts.Metrics != nil {
 		r.opts.Metrics.Coalesced(q.View)
 	}

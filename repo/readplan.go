@@ -191,6 +191,11 @@ func (p *readPlan) choose(o *Options, hints *readHints) strategy {
 		return readListed
 	case !p.keepsHint || !hints.dense(p.hintID):
 		return readListed
+	case p.horizon < p.head():
+		// A ceiling beyond the horizon (a To days ahead): the head bucket
+		// can hold nothing, and a dense run has no buckets from it up to
+		// the horizon to read at once. The index says where the rows are.
+		return readListed
 	case p.horizon-p.head() < maxAhead:
 		return readDenseRun
 	}
