@@ -11,8 +11,8 @@ import (
 // lane again: a later call to another partition must not pass it.
 func TestDispatchedPastAHeldWaiterOutOfBudget(t *testing.T) {
 	l := newLimiter(t, Config{Write: LaneConfig{Limit: 4, PartitionLimit: 1, MaxQueueTime: time.Minute}})
-	hot := mustAcquire(t, l, Write, 1, 1)    // partition 1 busy; 1 of 4 in flight
-	filler := mustAcquire(t, l, Write, 3, 9) // 4 of 4 in flight
+	hot := mustAcquire(t, l, Write, 1, 1)                   // partition 1 busy; 1 of 4 in flight
+	filler := mustAcquire(t, l, Write, 3, 9)                // 4 of 4 in flight
 	a := acquireAsync(context.Background(), l, Write, 3, 1) // waits for the lane (and partition 1)
 	waitQueued(t, l, Write, 3)
 	b := acquireAsync(context.Background(), l, Write, 1, 2) // behind a

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gocql/gocql"
-
 	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/repo"
 )
@@ -30,17 +28,10 @@ func TestPageSizeOverMaxLimitRefusedFirst(t *testing.T) {
 	c := &countingCluster{rollCluster: &rollCluster{bucket: 20454,
 		readings:    map[string][]readingRow{"s1": {{h21.Add(10 * time.Minute), 1.5}}},
 		checkpoints: map[string][2]time.Time{"s1": {h21, h21.Add(time.Hour)}}}}
-	r, err := repo.New[refmodel.Reading](&gocql.Session{}, "ks", refmodel.IoTViews(),
-		repo.Options{WrapExecutor: func(repo.Executor) repo.Executor { return c }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.AddRollups(refmodel.IoTRollups()...); err != nil {
-		t.Fatal(err)
-	}
+	r := iotRepoOver(t, c, repo.Options{})
 	q := Query{View: "readings_by_sensor", Key: repo.Key{"s1"}, From: h21.Add(-30 * time.Minute), To: h21.Add(time.Hour),
 		Step: Step{Every: time.Hour}, Aggs: []Agg{{Sum, "value"}}, PageSize: 5000, UseRollups: true}
-	_, err = Collect(t.Context(), r, q)
+	_, err := Collect(t.Context(), r, q)
 	var qe *QueryError
 	if !errors.As(err, &qe) || len(c.queries) != 0 {
 		t.Errorf("PageSize 5000 (MaxLimit 1000): err %v (a *QueryError: %v), after %d requests sent %v; want a *QueryError before anything is sent",
@@ -55,15 +46,9 @@ func TestPageSizeOverMaxLimitRefusedFirst(t *testing.T) {
 func TestDefaultPageSizeUnderALowMaxLimit(t *testing.T) {
 	h21 := time.Date(2026, 1, 1, 21, 0, 0, 0, time.UTC)
 	c := &rollCluster{bucket: 20454, readings: map[string][]readingRow{"s1": {{h21.Add(10 * time.Minute), 1.5}}}}
-	opts := repo.Options{WrapExecutor: func(repo.Executor) repo.Executor { return c }}
+	var opts repo.Options
 	opts.Read.MaxLimit = 500
-	r, err := repo.New[refmodel.Reading](&gocql.Session{}, "ks", refmodel.IoTViews(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.AddRollups(refmodel.IoTRollups()...); err != nil {
-		t.Fatal(err)
-	}
+	r := iotRepoOver(t, c, opts)
 	q := Query{View: "readings_by_sensor", Key: repo.Key{"s1"}, From: h21, To: h21.Add(time.Hour),
 		Step: Step{Every: time.Hour}, Aggs: []Agg{{Sum, "value"}}}
 	if _, err := Collect(t.Context(), r, q); err != nil {

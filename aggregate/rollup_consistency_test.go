@@ -7,7 +7,6 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/tsbucket/tsbucket/internal/refmodel"
 	"github.com/tsbucket/tsbucket/repo"
 )
 
@@ -32,14 +31,7 @@ func TestRollupReadsAtTheQuerysConsistency(t *testing.T) {
 	c := &clCluster{rollCluster: &rollCluster{bucket: h.Unix() / 86400,
 		readings:    map[string][]readingRow{"s1": {{h.Add(10 * time.Minute), 1.5}}},
 		checkpoints: map[string][2]time.Time{"s1": {h.Add(-24 * time.Hour), h.Add(3 * time.Hour)}}}, seen: map[string]gocql.Consistency{}}
-	r, err := repo.New[refmodel.Reading](&gocql.Session{}, "ks", refmodel.IoTViews(),
-		repo.Options{WrapExecutor: func(repo.Executor) repo.Executor { return c }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.AddRollups(refmodel.IoTRollups()...); err != nil {
-		t.Fatal(err)
-	}
+	r := iotRepoOver(t, c, repo.Options{})
 	q := Query{View: "readings_by_sensor", Key: repo.Key{"s1"}, From: h.Add(-30 * time.Minute), To: h.Add(2 * time.Hour),
 		Step: Step{Every: time.Hour}, Aggs: []Agg{{Sum, "value"}}, Consistency: gocql.All, UseRollups: true}
 	if _, err := Collect(t.Context(), r, q); err != nil {

@@ -127,14 +127,7 @@ func (o *roundObserver) Round(_ string, _ time.Duration, dirty, rolled, recomput
 // rolling from 21:00 (the horizon is midnight).
 func rollerOver(t *testing.T, c *rollCluster, keys ...string) (*Roller[refmodel.Reading], *roundObserver) {
 	t.Helper()
-	r, err := repo.New[refmodel.Reading](&gocql.Session{}, "ks", refmodel.IoTViews(),
-		repo.Options{WrapExecutor: func(repo.Executor) repo.Executor { return c }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.AddRollups(refmodel.IoTRollups()...); err != nil {
-		t.Fatal(err)
-	}
+	r := iotRepoOver(t, c, repo.Options{})
 	now := time.Date(2026, 1, 2, 0, 30, 0, 0, time.UTC)
 	c.bucket = 20454 // 2026-01-01
 	obs := &roundObserver{}
@@ -209,4 +202,19 @@ func TestRollerCarriesOnPastAFailingMarker(t *testing.T) {
 		t.Errorf("markers cleared: good %d, bad %d; want 1 and 0",
 			c.written("readings_hourly_dirty", "good"), c.written("readings_hourly_dirty", "bad"))
 	}
+}
+
+// iotRepoOver is a repository of the IoT views and their rollups whose
+// statements go to exec.
+func iotRepoOver(t *testing.T, exec repo.Executor, opts repo.Options) *repo.Repo[refmodel.Reading] {
+	t.Helper()
+	opts.WrapExecutor = func(repo.Executor) repo.Executor { return exec }
+	r, err := repo.New[refmodel.Reading](&gocql.Session{}, "ks", refmodel.IoTViews(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddRollups(refmodel.IoTRollups()...); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -48,13 +48,20 @@ func TestLatestValueOfAnotherView(t *testing.T) {
 // returned world moves.
 func latestNotes(t *testing.T, ttl time.Duration) (*Repo[note], *fakeCluster, *world) {
 	t.Helper()
+	return latestNotesWith(t, ttl, Options{})
+}
+
+// latestNotesWith is latestNotes with opts (their clock and executor set).
+func latestNotesWith(t *testing.T, ttl time.Duration, opts Options) (*Repo[note], *fakeCluster, *world) {
+	t.Helper()
 	views := append(noteViews(), latestNoteView())
 	for i := range views {
 		views[i].TTL = ttl
 	}
 	w := &world{now: fixedNow}
 	fake := newFakeCluster(t, "ks", views, w.clock)
-	r, err := New[note](tripwireSession(), "ks", views, Options{Now: w.clock, WrapExecutor: fake.wrap})
+	opts.Now, opts.WrapExecutor = w.clock, fake.wrap
+	r, err := New[note](tripwireSession(), "ks", views, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,23 +29,6 @@ func TestDenseKeyWithAToFarAhead(t *testing.T) {
 	}
 }
 
-// latestNotesWith is latestNotes with options.
-func latestNotesWith(t *testing.T, ttl time.Duration, opts Options) (*Repo[note], *world) {
-	t.Helper()
-	views := append(noteViews(), latestNoteView())
-	for i := range views {
-		views[i].TTL = ttl
-	}
-	w := &world{now: fixedNow}
-	fake := newFakeCluster(t, "ks", views, w.clock)
-	opts.Now, opts.WrapExecutor = w.clock, fake.wrap
-	r, err := New[note](tripwireSession(), "ks", views, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, w
-}
-
 // TestLatestValueOlderThanTheLookback: the newest live item of a key may
 // be older than Options.Read.MaxLookback; a latest-value view still stands
 // for it. Its source was read with one page, which stopped at the lookback
@@ -55,7 +38,7 @@ func TestLatestValueOlderThanTheLookback(t *testing.T) {
 	const day = 24 * time.Hour
 	opts := Options{Read: ReadOptions{MaxLookback: day}}
 	t.Run("delete of the newest", func(t *testing.T) {
-		r, w := latestNotesWith(t, 60*day, opts)
+		r, _, w := latestNotesWith(t, 60*day, opts)
 		putNote(t, r, w.clock(), "old")
 		w.advance(25 * day)
 		n := putNote(t, r, w.clock(), "new")
@@ -68,7 +51,7 @@ func TestLatestValueOlderThanTheLookback(t *testing.T) {
 		}
 	})
 	t.Run("shorter-lived newest expired", func(t *testing.T) {
-		r, w := latestNotesWith(t, 60*day, opts)
+		r, _, w := latestNotesWith(t, 60*day, opts)
 		putNote(t, r, w.clock(), "old")
 		w.advance(25 * day)
 		putNote(t, r, w.clock(), "new", WithTTL(time.Hour))
