@@ -117,7 +117,7 @@ func decodeCursor(s string, secret []byte) (cursor, error) {
 }
 
 // CheckCursor reports, as ErrBadCursor, a cursor that no read of a
-// repository signing with secret (nil: Options.CursorSecret unset) can have
+// repository signing with secret (nil: Options.Read.CursorSecret unset) can have
 // returned: its form, version, flags, length and signature. Whether it
 // continues the read it is given to (same view, key, direction and range)
 // only that read can tell. It needs no session, so a command can refuse a
