@@ -146,6 +146,7 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if f == nil {
 		return r.markDirty(sctx, rows, cfg, r.putAtomic(sctx, rows, cfg)) // rollup.go
 	}
+	f.ctx = sctx
 	return r.putFanout(sctx, f, rows, cfg)
 }
 
@@ -162,15 +163,15 @@ func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg wri
 			continue
 		}
 		// A row alone (nearly every write: its bucket has its entry) is
-		// bound here and its goroutine only sends it, and its writes are
-		// counted below: a new goroutine's stack is small, and the frames
-		// of writeRow and its copies of the row and configuration made
-		// most of them grow (copy) it once in the driver's routing-key
-		// marshalling.
+		// bound here, its writes are counted below, and a sender of the
+		// repository's, whose stack the driver's frames have grown
+		// already, only sends it (senders.go): a new goroutine's stack
+		// is small, and nearly every one grew (copied) it once in the
+		// driver's routing-key lookup.
 		ttl, _ := cfg.ttlOf(rows[i].v)
 		f.stmts[i] = rows[i].insertBound(cfg.consistency, ttl, cfg.tsArg)
 		f.wg.Add(1)
-		go r.sendAlone(sctx, f, i) // not wg.Go: its wrapper would be one more allocation
+		r.senders.start(sendJob{f, i}) // a sender with its stack grown already (senders.go)
 	}
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
 	f.errs[last] = r.writeRow(sctx, rows[last], cfg, !f.alone[last])
@@ -184,13 +185,6 @@ func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg wri
 	return r.markDirty(sctx, rows, cfg, r.fanoutResult(rows, f.errs, cfg.timestamp)) // rollup.go
 }
 
-// sendAlone sends f's statement i and records its error.
-func (r *Repo[T]) sendAlone(ctx context.Context, f *fanout, i int) {
-	defer f.wg.Done()
-	defer f.panics.catch()
-	f.errs[i] = r.send(ctx, &f.stmts[i])
-}
-
 // fanout is what the goroutines of one Put share: their WaitGroup, their
 // errors and the inserts sent alone (alone[i]: row i's presence entry is
 // not due, and stmts[i] is its insert), in one allocation for up to
@@ -198,6 +192,8 @@ func (r *Repo[T]) sendAlone(ctx context.Context, f *fanout, i int) {
 // and has no slot in stmts: a Statement is 144 bytes, and the spare one
 // took the allocation from 640 to 768 bytes per Put.
 type fanout struct {
+	ctx     context.Context // the Put's sending context, for the inserts sent alone
+	via     statementSender // the repository, which sends them
 	wg      sync.WaitGroup
 	panics  panics // the goroutines', raised again by the caller (panics.go)
 	errs    []error
@@ -215,7 +211,7 @@ const fanoutInline = 4
 // alike (it was asked two or three times, under its lock each).
 func (r *Repo[T]) newFanout(rows []row, cfg writeConfig) *fanout {
 	n := len(rows)
-	f := &fanout{}
+	f := &fanout{via: r}
 	if n <= fanoutInline {
 		f.errs, f.stmts, f.alone = f.inErrs[:n], f.inStmts[:n-1], f.inAlone[:n]
 	} else {

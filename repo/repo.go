@@ -45,6 +45,7 @@ type Repo[T any] struct {
 	meta      metadata                  // where the metadata that places rows is loaded from
 	rollups   atomic.Pointer[rollupSet] // AddRollups (rollup.go); nil: none
 	deadlines *deadlines                // of the writes' own contexts (sending.go)
+	senders   *senderPool               // send a Put's inserts (senders.go)
 }
 
 // view is one schema.View with everything derived from it once.
@@ -199,6 +200,7 @@ func newRepo[T any](session *gocql.Session, keyspace string, opts Options) (*Rep
 		maxExpiry: opts.Write.MaxExpiry,
 		atomicMax: opts.Write.AtomicMaxBytes,
 		deadlines: newDeadlines(opts.Write.FanoutTimeout),
+		senders:   newSenderPool(),
 	}
 	if r.maxExpiry.IsZero() {
 		r.maxExpiry = defaultMaxExpiry()

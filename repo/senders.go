@@ -1,0 +1,92 @@
+package repo
+
+import (
+	"context"
+	"runtime/pprof"
+	"time"
+)
+
+// A Put sends all but one of its statements from goroutines of its own,
+// and a new goroutine starts on a small stack that the driver's frames
+// outgrow: copying it to a larger one cost more than the goroutine itself
+// (bench/ -cpuprofile: about 4 µs per statement, copystack under the
+// driver's GetRoutingKey, issue 26). The senders keep the goroutines that
+// sent a statement, their stacks grown, for the next one: each waits up
+// to sendLinger for another, then ends, so a process that stopped writing
+// keeps none for long (well within the half second goleak waits for
+// goroutines to end).
+//
+// Each repository has its own pool, made with it: a test that makes its
+// repository in a testing/synctest bubble has the pool's channel and
+// timers in the bubble too, so its senders end when the bubble's clock
+// moves on, as the goroutines a Put started before did when they were
+// done.
+func newSenderPool() *senderPool { return &senderPool{jobs: make(chan sendJob)} }
+
+// sendLinger is how long an idle sender waits for another statement, at
+// least: it ends at the first tick of its timer that finds it has sent
+// nothing since the last, between one and two sendLinger after its last
+// statement.
+const sendLinger = 100 * time.Millisecond
+
+type senderPool struct {
+	// jobs is unbuffered: a job is handed over only to an idle sender
+	// waiting for one, and otherwise starts a new sender, so a statement
+	// never waits for another to be sent.
+	jobs chan sendJob
+}
+
+// sendJob is statement i of a Put's fan-out f.
+type sendJob struct {
+	f *fanout
+	i int
+}
+
+// statementSender sends one statement of a fan-out: the repository's
+// send (admit.go), behind an interface that is not generic so that one
+// pool serves every Repo[T].
+type statementSender interface {
+	send(ctx context.Context, s *Statement) error
+}
+
+// start hands j to an idle sender, or starts one for it.
+func (p *senderPool) start(j sendJob) {
+	select {
+	case p.jobs <- j:
+	default:
+		go p.serve(j)
+	}
+}
+
+// serve sends j, then the jobs handed to it, until it has been idle for a
+// sendLinger tick.
+func (p *senderPool) serve(j sendJob) {
+	j.run()
+	t := time.NewTimer(sendLinger)
+	defer t.Stop()
+	sent := 0
+	for {
+		select {
+		case j = <-p.jobs:
+			j.run()
+			sent++
+		case <-t.C:
+			if sent == 0 {
+				return
+			}
+			sent = 0
+			t.Reset(sendLinger)
+		}
+	}
+}
+
+// run sends the job's statement and records its error. It takes the
+// profiler labels of the Put's context, as a goroutine the Put started
+// would have inherited them from the caller.
+func (j sendJob) run() {
+	f := j.f
+	defer f.wg.Done()
+	defer f.panics.catch()
+	pprof.SetGoroutineLabels(f.ctx)
+	f.errs[j.i] = f.via.send(f.ctx, &f.stmts[j.i])
+}
