@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -76,28 +77,33 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 // sendGroups writes jobs (a partition's group of rows, or an item's rows
 // with Atomic) with write, at most Options.Write.Concurrency at once,
 // under sctx, the write's own context.
+//
+// That many goroutines take the jobs in order, each the next one free,
+// rather than a goroutine per job: a new goroutine's stack is small, and
+// nearly every one of them grew (copied) it once binding its rows' values
+// and again in the driver (bench/ -cpuprofile, issue 26), a hundred times
+// or more for a PutMany of a hundred items.
 func (r *Repo[T]) sendGroups(sctx context.Context, jobs [][]row, cfg writeConfig, write func(context.Context, []row, writeConfig) error) error {
 	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, r.opts.Write.Concurrency)
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	var pp panics
-	for i, job := range jobs {
-		// Checked first: select picks at random among ready cases, and a free
-		// slot must not win over an expired fan-out.
-		if err := sctx.Err(); err != nil {
-			errs[i] = err
-			continue
-		}
-		select {
-		case sem <- struct{}{}:
-		case <-sctx.Done():
-			errs[i] = sctx.Err()
-			continue
-		}
+	for range min(r.opts.Write.Concurrency, len(jobs)) {
 		wg.Go(func() {
-			defer func() { <-sem }()
-			defer pp.catch()
-			errs[i] = write(sctx, job, cfg)
+			defer pp.catch() // the call panics: the jobs left undone do not matter
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				// Checked first: a job is not started once the fan-out
+				// expired.
+				if err := sctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				errs[i] = write(sctx, jobs[i], cfg)
+			}
 		})
 	}
 	wg.Wait()

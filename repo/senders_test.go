@@ -99,3 +99,54 @@ func TestSendersAreReused(t *testing.T) {
 		}
 	}
 }
+
+// TestPutManyGoroutines: PutMany writes its groups on at most
+// Options.Write.Concurrency goroutines, each taking the next group free,
+// not on a goroutine per group (a hundred and one here), each of which
+// grew its small stack once or twice (issue 26). Every group is written
+// once.
+func TestPutManyGoroutines(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	views := modelViews(t, time.Hour, nil)
+	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
+	rec := &goroutineExec{fakeCluster: fake, ids: map[uint64]int{}}
+	const concurrency = 4
+	r, err := New[note](tripwireSession(), "ks", views, Options{
+		Now:          func() time.Time { return fixedNow },
+		WrapExecutor: func(Executor) Executor { return rec },
+		Write:        WriteOptions{Concurrency: concurrency},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := make([]note, 100)
+	for i := range notes {
+		n := note{Room: "r", EditID: snowflakeFor(t, fixedNow.Add(-time.Minute)) + int64(i), Body: "x"}
+		n.NoteID = n.EditID
+		notes[i] = n
+	}
+	if err := r.PutMany(t.Context(), notes); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.ids) > concurrency {
+		t.Errorf("PutMany sent on %d goroutines, want at most Write.Concurrency %d", len(rec.ids), concurrency)
+	}
+	// by_room: one batch of the room's bucket and its presence entry;
+	// note_by_id: one insert per note.
+	var byID, batches int
+	for _, s := range fake.take() {
+		switch {
+		case s.Table == "note_by_id":
+			byID++
+		case s.Op == "batch":
+			batches++
+		}
+	}
+	if byID != len(notes) || batches < 1 {
+		t.Errorf("sent %d inserts to note_by_id (want %d) and %d batches (want 1 or more)", byID, len(notes), batches)
+	}
+	got, err := r.Read(t.Context(), Query{View: "by_room", Key: Key{"r"}, Limit: 200})
+	if err != nil || len(got.Items) != len(notes) {
+		t.Fatalf("read back %d notes, %v; want %d", len(got.Items), err, len(notes))
+	}
+}
