@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"sync"
 
 	"github.com/gocql/gocql"
 
@@ -99,28 +98,15 @@ func (r *Repo[T]) LatestValues(ctx context.Context, view string, keys []Key) (it
 	items, found = make([]T, len(keys)), make([]bool, len(keys))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	sem := make(chan struct{}, latestConcurrency)
-	var wg sync.WaitGroup
-	var pp panics
-	for i, k := range keys {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
+	inParallel(latestConcurrency, len(keys), func(i int) {
 		if ctx.Err() != nil {
-			break
+			return // the first error ended the call
 		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			defer pp.catch()
-			var err error
-			if items[i], found[i], err = r.LatestValue(ctx, view, k); err != nil {
-				cancel(err)
-			}
-		})
-	}
-	wg.Wait()
-	pp.rethrow()
+		var err error
+		if items[i], found[i], err = r.LatestValue(ctx, view, keys[i]); err != nil {
+			cancel(err)
+		}
+	})
 	if err := context.Cause(ctx); err != nil {
 		return nil, nil, err
 	}

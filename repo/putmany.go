@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -75,39 +73,18 @@ func (r *Repo[T]) PutMany(ctx context.Context, items []T, opts ...WriteOption) e
 }
 
 // sendGroups writes jobs (a partition's group of rows, or an item's rows
-// with Atomic) with write, at most Options.Write.Concurrency at once,
-// under sctx, the write's own context.
-//
-// That many goroutines take the jobs in order, each the next one free,
-// rather than a goroutine per job: a new goroutine's stack is small, and
-// nearly every one of them grew (copied) it once binding its rows' values
-// and again in the driver (bench/ -cpuprofile, issue 26), a hundred times
-// or more for a PutMany of a hundred items.
+// with Atomic) with write, at most Options.Write.Concurrency at once
+// (inParallel), under sctx, the write's own context.
 func (r *Repo[T]) sendGroups(sctx context.Context, jobs [][]row, cfg writeConfig, write func(context.Context, []row, writeConfig) error) error {
 	errs := make([]error, len(jobs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var pp panics
-	for range min(r.opts.Write.Concurrency, len(jobs)) {
-		wg.Go(func() {
-			defer pp.catch() // the call panics: the jobs left undone do not matter
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				// Checked first: a job is not started once the fan-out
-				// expired.
-				if err := sctx.Err(); err != nil {
-					errs[i] = err
-					continue
-				}
-				errs[i] = write(sctx, jobs[i], cfg)
-			}
-		})
-	}
-	wg.Wait()
-	pp.rethrow()
+	inParallel(r.opts.Write.Concurrency, len(jobs), func(i int) {
+		// Checked first: a job is not started once the fan-out expired.
+		if err := sctx.Err(); err != nil {
+			errs[i] = err
+			return
+		}
+		errs[i] = write(sctx, jobs[i], cfg)
+	})
 	return r.manyResult(jobs, errs, cfg.timestamp)
 }
 

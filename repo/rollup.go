@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -183,24 +182,15 @@ func (r *Repo[T]) sendMarks(ctx context.Context, marks []dirtyMark, cl gocql.Con
 	ctx, cancel := r.sending(ctx)
 	defer cancel()
 	results := make([]viewResult, len(marks))
-	sem := make(chan struct{}, markConcurrency)
-	var wg sync.WaitGroup
-	var pp panics
-	for i, m := range marks {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			defer pp.catch()
-			at := r.opts.Now()
-			if !m.hold.IsZero() {
-				at = m.hold
-			}
-			st := m.d.stmts.markWrite(m.key, m.start, at.UnixMicro(), cl)
-			results[i] = viewResult{view: m.d.spec.DirtyTable(), err: r.exec(ctx, st)}
-		})
-	}
-	wg.Wait()
-	pp.rethrow()
+	inParallel(markConcurrency, len(marks), func(i int) {
+		m := marks[i]
+		at := r.opts.Now()
+		if !m.hold.IsZero() {
+			at = m.hold
+		}
+		st := m.d.stmts.markWrite(m.key, m.start, at.UnixMicro(), cl)
+		results[i] = viewResult{view: m.d.spec.DirtyTable(), err: r.exec(ctx, st)}
+	})
 	return results
 }
 

@@ -3,6 +3,8 @@ package repo
 import (
 	"context"
 	"runtime/pprof"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -89,4 +91,31 @@ func (j sendJob) run() {
 	defer f.panics.catch()
 	pprof.SetGoroutineLabels(f.ctx)
 	f.errs[j.i] = f.via.send(f.ctx, &f.stmts[j.i])
+}
+
+// inParallel calls do(i) for every i in [0, n), on at most limit
+// goroutines that each take the next i in order, and returns when every
+// call has returned. A goroutine per i, as before, grew a new small stack
+// each time (PutMany's groups, LatestValues' keys: a hundred or more a
+// call); these grow theirs once. A panic in do is raised again on the
+// caller's goroutine (panics.go), once the others are done; the i not
+// taken by then are left.
+func inParallel(limit, n int, do func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var pp panics
+	for range min(limit, n) {
+		wg.Go(func() {
+			defer pp.catch()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				do(i)
+			}
+		})
+	}
+	wg.Wait()
+	pp.rethrow()
 }

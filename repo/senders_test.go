@@ -23,12 +23,21 @@ type goroutineExec struct {
 }
 
 func (e *goroutineExec) Exec(ctx context.Context, s Statement) error {
+	e.record(ctx)
+	return e.fakeCluster.Exec(ctx, s)
+}
+
+func (e *goroutineExec) Query(ctx context.Context, s Statement) Rows {
+	e.record(ctx)
+	return e.fakeCluster.Query(ctx, s)
+}
+
+func (e *goroutineExec) record(ctx context.Context) {
 	op, _ := pprof.Label(ctx, "op")
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.ids[goroutineID()]++
 	e.labels = append(e.labels, op)
-	e.mu.Unlock()
-	return e.fakeCluster.Exec(ctx, s)
 }
 
 // goroutineID is the calling goroutine's number, from the first line of
@@ -148,5 +157,45 @@ func TestPutManyGoroutines(t *testing.T) {
 	got, err := r.Read(t.Context(), Query{View: "by_room", Key: Key{"r"}, Limit: 200})
 	if err != nil || len(got.Items) != len(notes) {
 		t.Fatalf("read back %d notes, %v; want %d", len(got.Items), err, len(notes))
+	}
+}
+
+// TestLatestValuesGoroutines: LatestValues reads its keys on at most 16
+// goroutines, each taking the next key, not on a goroutine per key, and
+// finds each key's newest item.
+func TestLatestValuesGoroutines(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	views := append(noteViews(), latestNoteView())
+	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
+	rec := &goroutineExec{fakeCluster: fake, ids: map[uint64]int{}}
+	r, err := New[note](tripwireSession(), "ks", views, Options{
+		Now:          func() time.Time { return fixedNow },
+		WrapExecutor: func(Executor) Executor { return rec },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]Key, 100)
+	for i := range keys {
+		room := "room-" + strconv.Itoa(i)
+		keys[i] = Key{room}
+		n := note{Room: room, EditID: snowflakeFor(t, fixedNow.Add(-time.Minute)) + int64(i), Body: room}
+		n.NoteID = n.EditID
+		if err := r.Put(t.Context(), &n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.ids = map[uint64]int{}
+	items, found, err := r.LatestValues(t.Context(), "latest_by_room", keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, it := range items {
+		if !found[i] || it.Body != "room-"+strconv.Itoa(i) {
+			t.Fatalf("key %d: found %v, item %+v", i, found[i], it)
+		}
+	}
+	if len(rec.ids) > latestConcurrency {
+		t.Errorf("LatestValues read on %d goroutines, want at most %d", len(rec.ids), latestConcurrency)
 	}
 }
