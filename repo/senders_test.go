@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/tsbucket/tsbucket/schema"
 )
 
 // goroutineExec records the goroutine that sends each statement, and the
@@ -40,6 +42,21 @@ func (e *goroutineExec) record(ctx context.Context) {
 	e.labels = append(e.labels, op)
 }
 
+// goroutineRepo is a repository of views over a fake cluster, at fixedNow,
+// whose statements rec records.
+func goroutineRepo(t *testing.T, views []schema.View, opts Options) (*Repo[note], *goroutineExec) {
+	t.Helper()
+	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
+	rec := &goroutineExec{fakeCluster: fake, ids: map[uint64]int{}}
+	opts.Now = func() time.Time { return fixedNow }
+	opts.WrapExecutor = func(Executor) Executor { return rec }
+	r, err := New[note](tripwireSession(), "ks", views, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, rec
+}
+
 // goroutineID is the calling goroutine's number, from the first line of
 // its stack trace ("goroutine 42 [running]:").
 func goroutineID() uint64 {
@@ -60,16 +77,7 @@ func goroutineID() uint64 {
 // too), and once idle they end (goleak).
 func TestSendersAreReused(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	views := modelViews(t, time.Hour, nil)
-	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
-	rec := &goroutineExec{fakeCluster: fake, ids: map[uint64]int{}}
-	r, err := New[note](tripwireSession(), "ks", views, Options{
-		Now:          func() time.Time { return fixedNow },
-		WrapExecutor: func(Executor) Executor { return rec },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, rec := goroutineRepo(t, modelViews(t, time.Hour, nil), Options{})
 	modelPut(t, r, fixedNow.Add(-time.Hour), 0) // the presence entries: every later row goes alone
 	rec.ids, rec.labels = map[uint64]int{}, nil
 
@@ -83,7 +91,7 @@ func TestSendersAreReused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	alone := len(views) - 1 // sent by senders; the last view by the caller
+	alone := len(r.order) - 1 // sent by senders; the last view by the caller
 	if got := rec.ids[caller]; got != puts {
 		t.Errorf("the caller sent %d statements, want %d (one per Put)", got, puts)
 	}
@@ -116,18 +124,8 @@ func TestSendersAreReused(t *testing.T) {
 // once.
 func TestPutManyGoroutines(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	views := modelViews(t, time.Hour, nil)
-	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
-	rec := &goroutineExec{fakeCluster: fake, ids: map[uint64]int{}}
 	const concurrency = 4
-	r, err := New[note](tripwireSession(), "ks", views, Options{
-		Now:          func() time.Time { return fixedNow },
-		WrapExecutor: func(Executor) Executor { return rec },
-		Write:        WriteOptions{Concurrency: concurrency},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, rec := goroutineRepo(t, modelViews(t, time.Hour, nil), Options{Write: WriteOptions{Concurrency: concurrency}})
 	notes := make([]note, 100)
 	for i := range notes {
 		n := note{Room: "r", EditID: snowflakeFor(t, fixedNow.Add(-time.Minute)) + int64(i), Body: "x"}
@@ -143,7 +141,7 @@ func TestPutManyGoroutines(t *testing.T) {
 	// by_room: one batch of the room's bucket and its presence entry;
 	// note_by_id: one insert per note.
 	var byID, batches int
-	for _, s := range fake.take() {
+	for _, s := range rec.take() {
 		switch {
 		case s.Table == "note_by_id":
 			byID++
@@ -165,16 +163,7 @@ func TestPutManyGoroutines(t *testing.T) {
 // finds each key's newest item.
 func TestLatestValuesGoroutines(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	views := append(noteViews(), latestNoteView())
-	fake := newFakeCluster(t, "ks", views, func() time.Time { return fixedNow })
-	rec := &goroutineExec{fakeCluster: fake, ids: map[uint64]int{}}
-	r, err := New[note](tripwireSession(), "ks", views, Options{
-		Now:          func() time.Time { return fixedNow },
-		WrapExecutor: func(Executor) Executor { return rec },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, rec := goroutineRepo(t, append(noteViews(), latestNoteView()), Options{})
 	keys := make([]Key, 100)
 	for i := range keys {
 		room := "room-" + strconv.Itoa(i)
