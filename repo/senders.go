@@ -15,8 +15,8 @@ import (
 // driver's GetRoutingKey, issue 26). The senders keep the goroutines that
 // sent a statement, their stacks grown, for the next one: each waits up
 // to sendLinger for another, then ends, so a process that stopped writing
-// keeps none for long (well within the half second goleak waits for
-// goroutines to end).
+// keeps none for long (well within the 0.4 s goleak waits by default
+// for goroutines to end).
 //
 // Each repository has its own pool, made with it: a test that makes its
 // repository in a testing/synctest bubble has the pool's channel and
@@ -45,8 +45,8 @@ type sendJob struct {
 }
 
 // statementSender sends one statement of a fan-out: the repository's
-// send (admit.go), behind an interface that is not generic so that one
-// pool serves every Repo[T].
+// send (admit.go), behind an interface so that the pool and the fan-out
+// need not be generic.
 type statementSender interface {
 	send(ctx context.Context, s *Statement) error
 }
