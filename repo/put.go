@@ -146,13 +146,13 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if f == nil {
 		return r.markDirty(sctx, rows, cfg, r.putAtomic(sctx, rows, cfg)) // rollup.go
 	}
-	f.ctx = sctx
 	return r.putFanout(sctx, f, rows, cfg)
 }
 
 // putFanout writes rows concurrently, each with its presence entry when
 // f says it is due.
 func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg writeConfig) error {
+	f.ctx = sctx // the senders' (senders.go)
 	last := len(rows) - 1
 	for i := range rows[:last] {
 		if !f.alone[i] {

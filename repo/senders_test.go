@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +23,12 @@ type goroutineExec struct {
 	mu     sync.Mutex
 	ids    map[uint64]int // goroutine: statements sent on it
 	labels []string
+	// senderLabels, once asked for (probe), is the profiler labels of
+	// the first sender goroutine that sent a statement, as a goroutine
+	// profile shows them: the goroutine's own, which the context's
+	// (labels) are not.
+	probe        bool
+	senderLabels string
 }
 
 func (e *goroutineExec) Exec(ctx context.Context, s Statement) error {
@@ -40,6 +47,29 @@ func (e *goroutineExec) record(ctx context.Context) {
 	defer e.mu.Unlock()
 	e.ids[goroutineID()]++
 	e.labels = append(e.labels, op)
+	if e.probe && e.senderLabels == "" {
+		e.senderLabels = senderLabels()
+	}
+}
+
+// senderLabels is the "# labels:" line of the goroutine profile's record
+// of a sender sending a statement (serve, in goroutineExec.record: the
+// calling goroutine, when it is a sender), or "" when the caller is not
+// one.
+func senderLabels() string {
+	var b bytes.Buffer
+	pprof.Lookup("goroutine").WriteTo(&b, 1)
+	for rec := range strings.SplitSeq(b.String(), "\n\n") {
+		if strings.Contains(rec, "(*senderPool).serve") && strings.Contains(rec, "(*goroutineExec).record") {
+			for line := range strings.SplitSeq(rec, "\n") {
+				if strings.HasPrefix(line, "# labels:") {
+					return line
+				}
+			}
+			return "# labels: none"
+		}
+	}
+	return ""
 }
 
 // goroutineRepo is a repository of views over a fake cluster, at fixedNow,
@@ -79,7 +109,7 @@ func TestSendersAreReused(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	r, rec := goroutineRepo(t, modelViews(t, time.Hour, nil), Options{})
 	modelPut(t, r, fixedNow.Add(-time.Hour), 0) // the presence entries: every later row goes alone
-	rec.ids, rec.labels = map[uint64]int{}, nil
+	rec.ids, rec.labels, rec.probe = map[uint64]int{}, nil, true
 
 	const puts = 200
 	caller := goroutineID()
@@ -112,8 +142,11 @@ func TestSendersAreReused(t *testing.T) {
 	}
 	for i, l := range rec.labels {
 		if l != "put" {
-			t.Fatalf("statement %d sent with profiler label op=%q, want the caller's \"put\"", i, l)
+			t.Fatalf("statement %d sent with profiler label op=%q in its context, want the caller's \"put\"", i, l)
 		}
+	}
+	if want := `# labels: {"op":"put"}`; rec.senderLabels != want {
+		t.Errorf("a sender's goroutine had %q while it sent, want %q: the Put's labels, as a goroutine the Put started inherited them", rec.senderLabels, want)
 	}
 }
 
