@@ -136,7 +136,7 @@ func (e *env) deep(ctx context.Context) (Scenario, error) {
 	logs := map[*tally][]walkLog{}
 	run := func(t *tally, walk func(context.Context) (walkLog, error)) func() error {
 		return func() error {
-			return t.measure(ctx, func() (block, error) {
+			return t.measure(ctx, func(ctx context.Context) (block, error) {
 				l, err := walk(ctx)
 				logs[t] = append(logs[t], l)
 				return block{lat: l.lat}, err

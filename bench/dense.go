@@ -71,7 +71,7 @@ func (e *env) dense(ctx context.Context) (Scenario, error) {
 	bl := e.tally(nameBaseline, true, e.baseCount.load)
 	run := func(t *tally, op func(context.Context) error) func() error {
 		return func() error {
-			return t.measure(ctx, func() (block, error) {
+			return t.measure(ctx, func(ctx context.Context) (block, error) {
 				lat, err := openLoop(ctx, c.DenseRate, c.DenseOps, 32, op)
 				return block{lat: lat}, err
 			})

@@ -38,7 +38,7 @@ func (e *env) empty(ctx context.Context) (Scenario, error) {
 	}
 	run := func(t *tally, op func(context.Context) error) func() error {
 		return func() error {
-			return t.measure(ctx, func() (block, error) {
+			return t.measure(ctx, func(ctx context.Context) (block, error) {
 				lat, err := serial(ctx, c.SparseReads, op)
 				return block{lat: lat}, err
 			})

@@ -50,7 +50,7 @@ func (e *env) hot(ctx context.Context) (Scenario, error) {
 	var wall time.Duration
 	run := func(t *tally, r *repo.Repo[refmodel.Message]) func() error {
 		return func() error {
-			return t.measure(ctx, func() (block, error) {
+			return t.measure(ctx, func(ctx context.Context) (block, error) {
 				start := time.Now()
 				lat, q, err := e.hotRound(ctx, r)
 				if t == co {

@@ -123,7 +123,7 @@ func TestTallyMeasure(t *testing.T) {
 	tl := &tally{name: "x", queries: sent.Load}
 	var sink [][]byte
 	for range 2 {
-		err := tl.measure(context.Background(), func() (block, error) {
+		err := tl.measure(context.Background(), func(ctx context.Context) (block, error) {
 			sent.Add(6)
 			for range 100 {
 				sink = append(sink, make([]byte, 64))
@@ -150,12 +150,16 @@ func TestTallyMeasure(t *testing.T) {
 
 // TestMeasureLabelsVariant: the goroutines a measured block starts carry
 // its variant's profiler label, with the labels of the context measure
-// was given, so a CPU profile can be split by variant.
+// was given, and so does the context the block is given (a Put's senders
+// take their labels from it), so a CPU profile can be split by variant.
 func TestMeasureLabelsVariant(t *testing.T) {
 	tl := &tally{name: "labelled variant", queries: func() int64 { return 0 }}
 	ctx := pprof.WithLabels(context.Background(), pprof.Labels("step", "labelled step"))
 	var profile bytes.Buffer
-	err := tl.measure(ctx, func() (block, error) {
+	var fromCtx [2]string
+	err := tl.measure(ctx, func(ctx context.Context) (block, error) {
+		fromCtx[0], _ = pprof.Label(ctx, "step")
+		fromCtx[1], _ = pprof.Label(ctx, "variant")
 		started, release := make(chan struct{}), make(chan struct{})
 		go func() { close(started); <-release }()
 		<-started
@@ -168,5 +172,8 @@ func TestMeasureLabelsVariant(t *testing.T) {
 	}
 	if want := `"step":"labelled step", "variant":"labelled variant"`; !strings.Contains(profile.String(), want) {
 		t.Fatalf("no goroutine labelled %s in the goroutine profile:\n%s", want, profile.String())
+	}
+	if want := [2]string{"labelled step", "labelled variant"}; fromCtx != want {
+		t.Errorf("the block's context has labels step=%q, variant=%q; want %q, %q", fromCtx[0], fromCtx[1], want[0], want[1])
 	}
 }

@@ -108,7 +108,7 @@ func (e *shardEnv) variants() []*shardVariant {
 }
 
 // measure runs fn as one block of v, counting its requests per node.
-func (v *shardVariant) measure(ctx context.Context, fn func() (block, error)) error {
+func (v *shardVariant) measure(ctx context.Context, fn func(context.Context) (block, error)) error {
 	before := v.c.snapshot()
 	err := v.t.measure(ctx, fn)
 	for h, n := range v.c.since(before) {
@@ -151,7 +151,7 @@ func (e *shardEnv) latest(ctx context.Context) (Scenario, []NodeSpread, error) {
 	runs := make([]func() error, len(vs))
 	for i, v := range vs {
 		runs[i] = func() error {
-			return v.measure(ctx, func() (block, error) {
+			return v.measure(ctx, func(ctx context.Context) (block, error) {
 				lat, err := serial(ctx, e.cfg.ReadOps, func(ctx context.Context) error { _, err := v.latest(ctx, e.cfg.Page); return err })
 				return block{lat: lat}, err
 			})
@@ -211,7 +211,7 @@ func (e *shardEnv) deepWalks(ctx context.Context) (Scenario, []NodeSpread, error
 	runs := make([]func() error, len(vs))
 	for i, v := range vs {
 		runs[i] = func() error {
-			return v.measure(ctx, func() (block, error) {
+			return v.measure(ctx, func(ctx context.Context) (block, error) {
 				l, ids, err := e.walk(ctx, v)
 				logs[i] = append(logs[i], l)
 				if seen[i] == nil {
@@ -264,7 +264,7 @@ func (e *shardEnv) hotWrites(ctx context.Context, g *ids) (Scenario, []NodeSprea
 	runs := make([]func() error, len(vs))
 	for i, v := range vs {
 		runs[i] = func() error {
-			return v.measure(ctx, func() (block, error) {
+			return v.measure(ctx, func(ctx context.Context) (block, error) {
 				lat, elapsed, err := closedLoop(ctx, e.cfg.WriteWorkers, e.cfg.WriteBlock, ops[i])
 				return block{lat: lat, elapsed: elapsed}, err
 			})

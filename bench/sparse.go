@@ -72,13 +72,13 @@ func (e *env) sparse(ctx context.Context) (Scenario, error) {
 	}
 	err := interleave(c.Rounds,
 		func() error {
-			return ts.measure(ctx, func() (block, error) {
+			return ts.measure(ctx, func(ctx context.Context) (block, error) {
 				lat, err := serial(ctx, c.SparseReads, tsRead)
 				return block{lat: lat}, err
 			})
 		},
 		func() error {
-			return bl.measure(ctx, func() (block, error) {
+			return bl.measure(ctx, func(ctx context.Context) (block, error) {
 				lat, err := serial(ctx, 1, naive)
 				return block{lat: lat}, err
 			})

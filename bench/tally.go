@@ -64,11 +64,14 @@ type block struct {
 // driver's and the collector's included) to t.
 //
 // fn runs with the profiler label variant=t.name added to ctx's (run labels
-// each step with step=its name), and the goroutines it starts inherit them:
-// in a -cpuprofile, go tool pprof -tagfocus 'variant=^tsbucket$' shows the
-// work of one variant's calls alone. The driver's connection goroutines and
+// each step with step=its name), on its goroutine and in the context it is
+// given: the goroutines it starts inherit them, and so does what takes its
+// labels from the context (a Put's senders, repo/senders.go, which ran
+// unlabelled while fn was given no context of its own). In a -cpuprofile,
+// go tool pprof -tagfocus 'variant=^tsbucket$' shows the work of one
+// variant's calls alone. The driver's connection goroutines and
 // the collector's workers carry no label: what the variants share.
-func (t *tally) measure(ctx context.Context, fn func() (block, error)) error {
+func (t *tally) measure(ctx context.Context, fn func(context.Context) (block, error)) error {
 	var before, after runtime.MemStats
 	q0 := t.queries()
 	runtime.ReadMemStats(&before)
@@ -76,7 +79,7 @@ func (t *tally) measure(ctx context.Context, fn func() (block, error)) error {
 	start := time.Now()
 	var b block
 	var err error
-	pprof.Do(ctx, pprof.Labels("variant", t.name), func(context.Context) { b, err = fn() })
+	pprof.Do(ctx, pprof.Labels("variant", t.name), func(ctx context.Context) { b, err = fn(ctx) })
 	elapsed := time.Since(start)
 	cpu, gc, node := processCPU()-cpu0, gcCPU()-gc0, max(nodeCPU(t.nodePIDs)-node0, 0) // 0: a node went away
 	runtime.ReadMemStats(&after)

@@ -211,7 +211,7 @@ func (e *env) pacedPut(ctx context.Context, baseThroughput float64, put, putBase
 	bare := e.tally(nameTS+", no metrics", false, e.hotCount.load)
 	run := func(t *tally, op func(context.Context, int) error) func() error {
 		return func() error {
-			return t.measure(ctx, func() (block, error) {
+			return t.measure(ctx, func(ctx context.Context) (block, error) {
 				// Workers well above rate times a Put's latency: the
 				// schedule never waits for a free one.
 				lat, err := openLoop(ctx, rate, n, 64, func(ctx context.Context) error { return op(ctx, 0) })
@@ -277,7 +277,7 @@ func (e *env) writeScenario(ctx context.Context, id, title string, workers, perC
 	runs := make([]func() error, len(vs))
 	for i, v := range vs {
 		runs[i] = func() error {
-			return v.t.measure(ctx, func() (block, error) {
+			return v.t.measure(ctx, func(ctx context.Context) (block, error) {
 				lat, elapsed, err := closedLoop(ctx, workers, e.cfg.WriteBlock, v.op)
 				return block{lat: lat, ops: len(lat) * perCall, elapsed: elapsed}, err
 			})

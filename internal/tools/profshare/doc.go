@@ -5,7 +5,7 @@
 // tables of "where a Put's CPU goes" come from:
 //
 //	go run ./internal/tools/profshare -scenario put -variant tsbucket \
-//	    -focus 'eachMessage|sendAlone' DIR...
+//	    -focus 'eachMessage|sendJob' DIR...
 //
 // Each DIR is a tsbucket-bench output directory (-out DIR) of a run made
 // with -cpuprofile DIR/cpu.prof: its profile's samples labelled
