@@ -39,6 +39,13 @@ type Config struct {
 	BatchCallers  int           // concurrent PutMany callers; default 2
 	WriteChannels int           // channels the written messages spread over; default 100
 
+	// PutSpin, when set, adds a variant to the closed-loop Put: the
+	// hand-written Put after PutSpin of busy CPU on its caller's goroutine.
+	// It calibrates the closed loop, not a target: what that much more
+	// client CPU per Put does to the throughput ratio on this machine,
+	// where the node shares the cores (BENCHMARKS.md, issue 26).
+	PutSpin time.Duration
+
 	HotReaders int // concurrent identical reads; default 200
 
 	DeepItems     int // items walked back; default 10,000
@@ -85,7 +92,7 @@ func (c Config) Validate() error {
 		c.SparseReads < 0, c.WriteWorkers < 0, c.BatchItems < 0, c.BatchCallers < 0,
 		c.WriteChannels < 0, c.HotReaders < 0, c.DeepItems < 0, c.DeepPerBucket < 0, c.Page < 0:
 		return bad("negative count")
-	case c.DenseRate < 0, c.WriteBlock < 0:
+	case c.DenseRate < 0, c.WriteBlock < 0, c.PutSpin < 0:
 		return bad("negative rate or duration")
 	case c.Page > 1000:
 		return bad("page %d over the repository's MaxLimit 1000", c.Page)

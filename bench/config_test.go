@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -18,6 +19,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no datacenter", func(c *Config) { c.Datacenter = "" }, true},
 		{"negative rounds", func(c *Config) { c.Rounds = -1 }, true},
 		{"negative rate", func(c *Config) { c.DenseRate = -1 }, true},
+		{"negative Put spin", func(c *Config) { c.PutSpin = -time.Microsecond }, true},
 		{"page over MaxLimit", func(c *Config) { c.Page = 1001 }, true},
 		{"only known scenarios", func(c *Config) { c.Only = []string{"writes", "deep"} }, false},
 		{"unknown scenario", func(c *Config) { c.Only = []string{"dense", "latency"} }, true},

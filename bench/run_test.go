@@ -24,6 +24,7 @@ func TestRunQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.NodePIDs = pids
+	cfg.PutSpin = 20 * time.Microsecond // the closed-loop Put's calibration variant
 	rep, err := Run(ctx, cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -50,7 +51,8 @@ func TestRunQuick(t *testing.T) {
 		{"put", nameTS, 3}, // presence entries were written by the warm-up
 		{"put", nameBaseline, 3},
 		{"put", nameTS + ", no metrics", 3},
-		{"put-paced", nameTS, 3}, // the same writes at one rate for all
+		{"put", spinName(cfg.PutSpin), 3}, // the hand-written Put, after some busy CPU
+		{"put-paced", nameTS, 3},          // the same writes at one rate for all
 		{"put-paced", nameBaseline, 3},
 		{"put-paced", nameTS + ", no metrics", 3},
 		{"putmany", nameBaseline, 3},

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -173,10 +174,23 @@ func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
 			return nil, err
 		}
 	}
+	extra := []measured{{e.tally(nameTS+", no metrics", false, e.hotCount.load), putBare}}
+	if c.PutSpin > 0 {
+		spun := w.eachMessage(func(ctx context.Context, m refmodel.Message) error {
+			busy(c.PutSpin)
+			return e.putBaseline(ctx, m)
+		})
+		extra = append(extra, measured{e.tally(spinName(c.PutSpin), false, e.baseCount.load), spun})
+	}
 	single, err := e.writeScenario(ctx, "put", fmt.Sprintf("Fan-out write of one message to 3 views (%d concurrent callers)", c.WriteWorkers),
-		c.WriteWorkers, 1, put, putBase, measured{e.tally(nameTS+", no metrics", false, e.hotCount.load), putBare})
+		c.WriteWorkers, 1, put, putBase, extra...)
 	if err != nil {
 		return nil, err
+	}
+	if c.PutSpin > 0 {
+		single.Notes = append(single.Notes, fmt.Sprintf("%q is the hand-written Put after %v of busy CPU on its caller's goroutine (-put-spin): "+
+			"what that much more client CPU per Put does to the throughput ratio on this machine, where the node shares the cores. A calibration, not a target.",
+			spinName(c.PutSpin), c.PutSpin))
 	}
 	paced, err := e.pacedPut(ctx, single.Variants[1].Throughput, put, putBase, putBare)
 	if err != nil {
@@ -305,4 +319,15 @@ func (e *env) writeScenario(ctx context.Context, id, title string, workers, perC
 			atMost("client CPU per op with metrics vs without", ratio(t.CPUPerOp, bare.CPUPerOp), 1.03, "x"))
 	}
 	return s, nil
+}
+
+// spinName is the calibration variant's name (Config.PutSpin).
+func spinName(d time.Duration) string { return fmt.Sprintf("%s + %v busy", nameBaseline, d) }
+
+// busy keeps its goroutine on the CPU for d: it reads the clock until d
+// has passed. Preempted meanwhile, it spends less CPU than d; the
+// variant's CPU per op says how much it did spend.
+func busy(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
 }

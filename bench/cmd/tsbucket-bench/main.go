@@ -39,6 +39,8 @@ type options struct {
 	redraw   bool   // only redraw the scale chart and section from the JSON in out
 
 	burst time.Duration // -only overload: the burst's length (0: the default)
+
+	putSpin time.Duration // the closed-loop Put's calibration variant (bench.Config.PutSpin)
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -59,6 +61,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.sizes, "sizes", "", "with -scale: comma-separated message counts, increasing (default 250000,1000000,3000000)")
 	fs.BoolVar(&o.nodetool, "nodetool", false, "with -scale and TSBUCKET_HOSTS: flush through nodetool on JMX ports 7100, 7200, 7300 of this machine, as for a local cluster")
 	fs.BoolVar(&o.redraw, "redraw", false, "with -scale: run nothing, redraw out/scale.png and the markdown's scale section from the scale reports in out; with -only overload: redraw out/overload.png from out/overload.json")
+	fs.DurationVar(&o.putSpin, "put-spin", 0, "add to the closed-loop Put a variant: the hand-written Put after this much busy CPU per call (a calibration: what that much more client CPU does to the throughput ratio here)")
 	fs.DurationVar(&o.burst, "burst", 0, "with -only overload: how long the 3x burst lasts (default 60s)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -125,6 +128,7 @@ func benchConfig(o options, cl *provision.Cluster, log io.Writer) bench.Config {
 	if o.only != "" {
 		cfg.Only = strings.Split(o.only, ",")
 	}
+	cfg.PutSpin = o.putSpin
 	cfg.NodePIDs = nodePIDs(cl, o.nodes, log)
 	return cfg
 }
