@@ -4,14 +4,15 @@
 // lookups, clock readings, scheduling and so on. It is what BENCHMARKS.md's
 // tables of "where a Put's CPU goes" come from:
 //
-//	go run ./internal/tools/profshare -scenario put -variant tsbucket \
+//	go run ./internal/tools/profshare -scenario put,put-paced -variant tsbucket \
 //	    -focus 'eachMessage|sendJob' DIR...
 //
 // Each DIR is a tsbucket-bench output directory (-out DIR) of a run made
 // with -cpuprofile DIR/cpu.prof: its profile's samples labelled
 // variant=<variant> (every measured block is; see bench's tally.measure)
 // under a frame matching -focus are summed by category over the DIRs,
-// then divided by the variant's operations in the scenario (results.json),
-// summed likewise. It prints microseconds per operation, per category and
+// then divided by the variant's operations in the scenarios (results.json;
+// every scenario with a variant of that name, as each of their blocks
+// carries its label), summed likewise. It prints microseconds per operation, per category and
 // in total. It runs `go tool pprof`, so it needs the go command.
 package main

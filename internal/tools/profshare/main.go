@@ -8,13 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
 
 func main() {
-	scenario := flag.String("scenario", "put", "the scenario ID in results.json whose variant's operations divide the time")
+	scenario := flag.String("scenario", "put", "the scenario IDs in results.json, comma-separated, whose variant's operations divide the time: every scenario whose blocks carry the variant's label (put,put-paced for a Put variant)")
 	variant := flag.String("variant", "tsbucket", "the variant's name, as in results.json and the profile's variant label")
 	focus := flag.String("focus", "", "go tool pprof -focus: only samples under a frame matching it (the variant's calls, not another scenario's of the same name)")
 	flag.Parse()
@@ -55,8 +56,13 @@ func measure(dirs []string, scenario, variant, focus string) (map[string]float64
 	return shares, ops, nil
 }
 
-// opsOf is the operations of variant in scenario, from a results.json.
-func opsOf(path, scenario, variant string) (int64, error) {
+// opsOf is the operations of variant in the scenarios (comma-separated
+// IDs), from a results.json. The blocks of every scenario with a variant
+// of that name carry the same label (bench's tally.measure): the
+// scenarios named must be those whose calls -focus selects (put and
+// put-paced for a Put variant), or the time of some would be divided by
+// the operations of others.
+func opsOf(path, scenarios, variant string) (int64, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
@@ -73,14 +79,25 @@ func opsOf(path, scenario, variant string) (int64, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
+	want := strings.Split(scenarios, ",")
+	var ops int64
+	var labelled []string // the scenarios that have the variant
 	for _, s := range r.Scenarios {
 		for _, v := range s.Variants {
-			if s.ID == scenario && v.Name == variant {
-				return v.Ops, nil
+			if v.Name == variant {
+				labelled = append(labelled, s.ID)
+				if slices.Contains(want, s.ID) {
+					ops += v.Ops
+				}
 			}
 		}
 	}
-	return 0, fmt.Errorf("%s: no variant %q in scenario %q", path, variant, scenario)
+	for _, id := range want {
+		if !slices.Contains(labelled, id) {
+			return 0, fmt.Errorf("%s: no variant %q in scenario %q", path, variant, id)
+		}
+	}
+	return ops, nil
 }
 
 // pprofTop is `go tool pprof -top` of every function's own samples in the

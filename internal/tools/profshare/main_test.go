@@ -2,6 +2,9 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -71,5 +74,28 @@ Showing nodes accounting for 1.50s, 5% of 30s total
 func TestTagPattern(t *testing.T) {
 	if got, want := tagPattern("tsbucket, no metrics"), `^tsbucket. no metrics$`; got != want {
 		t.Errorf("tagPattern = %q, want %q", got, want)
+	}
+}
+
+// TestOpsOf: a variant's operations are summed over the scenarios named
+// (the closed-loop and paced Put blocks carry the same label), and a
+// scenario named without the variant is an error.
+func TestOpsOf(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.json")
+	results := `{"scenarios": [
+		{"id": "put", "variants": [{"name": "tsbucket, no metrics", "ops": 100}, {"name": "hand-written gocql", "ops": 120}]},
+		{"id": "put-paced", "variants": [{"name": "tsbucket, no metrics", "ops": 50}]},
+		{"id": "putmany", "variants": [{"name": "hand-written gocql", "ops": 7}]}]}`
+	if err := os.WriteFile(path, []byte(results), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := opsOf(path, "put,put-paced", "tsbucket, no metrics"); err != nil || got != 150 {
+		t.Errorf("put,put-paced: got %d, %v; want 150", got, err)
+	}
+	if got, err := opsOf(path, "put", "hand-written gocql"); err != nil || got != 120 {
+		t.Errorf("hand-written put: got %d, %v; want 120", got, err)
+	}
+	if _, err := opsOf(path, "put,put-paced", "hand-written gocql"); err == nil || !strings.Contains(err.Error(), `"put-paced"`) {
+		t.Errorf("a scenario without the variant: got %v, want an error naming put-paced", err)
 	}
 }
