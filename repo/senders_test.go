@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"go.uber.org/goleak"
 
@@ -219,5 +220,98 @@ func TestLatestValuesGoroutines(t *testing.T) {
 	}
 	if len(rec.ids) > latestConcurrency {
 		t.Errorf("LatestValues read on %d goroutines, want at most %d", len(rec.ids), latestConcurrency)
+	}
+}
+
+// stackExec is a goroutineExec whose Exec first takes deepStackFrames
+// frames of the goroutine's stack, as the driver's do, and records where
+// on its goroutine's stack each Exec ran.
+type stackExec struct {
+	*goroutineExec
+	at map[uint64][]uintptr // goroutine: the address of Exec's frame, per statement
+}
+
+func (e *stackExec) Exec(ctx context.Context, s Statement) error {
+	var here byte
+	id := goroutineID()
+	e.mu.Lock()
+	e.at[id] = append(e.at[id], uintptr(unsafe.Pointer(&here)))
+	e.mu.Unlock()
+	deepStack(deepStackFrames)
+	return e.goroutineExec.Exec(ctx, s)
+}
+
+// deepStackFrames frames of about 512 bytes: 16 KiB, the order of what
+// gocql's frames under Query.Exec take.
+const deepStackFrames = 32
+
+//go:noinline
+func deepStack(n int) byte {
+	var frame [512]byte
+	frame[n%len(frame)] = byte(n)
+	if n > 0 {
+		return deepStack(n-1) + frame[0]
+	}
+	return frame[0]
+}
+
+// TestSenderStacksKept: a sender keeps the stack the driver's frames grew
+// while it waits for its next statement. The collector halves the stack
+// of a goroutine that uses under a quarter of it, and an idle sender used
+// hardly any: after each collection its next statement grew the stack
+// again, copying it (bench/ -cpuprofile: runtime.newstack under the
+// senders, 1.4 µs a Put, gone with GODEBUG=gcshrinkstackoff=1; issue 26).
+// A stack copied moves: Exec's frame on a sender that sent before and
+// after a collection is where it was.
+func TestSenderStacksKept(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	fake := newFakeCluster(t, "ks", modelViews(t, time.Hour, nil), func() time.Time { return fixedNow })
+	rec := &stackExec{goroutineExec: &goroutineExec{fakeCluster: fake, ids: map[uint64]int{}}, at: map[uint64][]uintptr{}}
+	r, err := New[note](tripwireSession(), "ks", modelViews(t, time.Hour, nil), Options{
+		Now:          func() time.Time { return fixedNow },
+		WrapExecutor: func(Executor) Executor { return rec },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modelPut(t, r, fixedNow.Add(-time.Hour), 0) // the presence entries: every later row goes alone
+	caller := goroutineID()
+	id := snowflakeFor(t, fixedNow.Add(-time.Hour))
+	put := func() {
+		id++
+		n := note{Room: "r", EditID: id, NoteID: id, Body: "x"}
+		if err := r.Put(t.Context(), &n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		put()
+	}
+	before := map[uint64]uintptr{}
+	rec.mu.Lock()
+	for g, at := range rec.at {
+		before[g] = at[len(at)-1]
+		rec.at[g] = nil
+	}
+	rec.mu.Unlock()
+	runtime.GC() // within a sender's idle linger: the same senders send next
+	for range 5 {
+		put()
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	kept := 0
+	for g, at := range rec.at {
+		was, ok := before[g]
+		if g == caller || !ok || len(at) == 0 {
+			continue
+		}
+		if at[0] != was {
+			t.Errorf("sender goroutine %d's stack moved across a collection (Exec's frame at %#x, then %#x): it was shrunk while idle, and grown again", g, was, at[0])
+		}
+		kept++
+	}
+	if kept == 0 {
+		t.Fatalf("no sender sent before and after the collection (goroutines %v, then %v)", before, rec.at)
 	}
 }
