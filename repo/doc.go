@@ -169,9 +169,10 @@
 // are done, so the caller can recover it as its own. A Put sends its
 // inserts, but one, on goroutines the repository keeps for the next Put
 // (a new goroutine's stack would be copied to a larger one inside the
-// driver, and the collector would halve an idle one's: each holds 8 KiB
-// of its stack, up to 32 KiB in all); each takes the profiler labels of
-// the Put's context, and ends 100 to 200 ms after its last insert.
+// driver, and the collector would halve an idle one's: each keeps 8 KiB
+// of its stack in use, so a stack of up to 32 KiB stays whole); each takes
+// the profiler labels of the Put's context, and ends 100 to 200 ms after
+// its last insert.
 //
 // All iterates over a read's items, reading a page when its caller needs
 // one; Pages iterates over its pages and reads the next while the caller
