@@ -241,8 +241,9 @@ func (e *stackExec) Exec(ctx context.Context, s Statement) error {
 	return e.goroutineExec.Exec(ctx, s)
 }
 
-// deepStackFrames frames of about 512 bytes: 16 KiB, the order of what
-// gocql's frames under Query.Exec take.
+// deepStackFrames frames of about 512 bytes: 16 KiB, deep enough that a
+// sender's grown stack is under a quarter used while it waits, without
+// sendReserve.
 const deepStackFrames = 32
 
 //go:noinline
@@ -260,7 +261,7 @@ func deepStack(n int) byte {
 // of a goroutine that uses under a quarter of it, and an idle sender used
 // hardly any: after each collection its next statement grew the stack
 // again, copying it (bench/ -cpuprofile: runtime.newstack under the
-// senders, 1.4 µs a Put, gone with GODEBUG=gcshrinkstackoff=1; issue 26).
+// senders, 1 to 2 µs a Put, gone with GODEBUG=gcshrinkstackoff=1; issue 26).
 // A stack copied moves: Exec's frame on a sender that sent before and
 // after a collection is where it was.
 func TestSenderStacksKept(t *testing.T) {
