@@ -11,8 +11,11 @@
 // with -cpuprofile DIR/cpu.prof: its profile's samples labelled
 // variant=<variant> (every measured block is; see bench's tally.measure)
 // under a frame matching -focus are summed by category over the DIRs,
-// then divided by the variant's operations in the scenarios (results.json;
-// every scenario with a variant of that name, as each of their blocks
-// carries its label), summed likewise. It prints microseconds per operation, per category and
+// then divided by the variant's operations in the -scenario list
+// (results.json), summed likewise. Every block of a variant carries its
+// label whatever its scenario, so the list names the scenarios whose calls
+// -focus selects: put,put-paced for a Put variant (the hand-written bulk
+// write of putmany shares the baseline's name, and putBaseline's -focus
+// leaves it out). It prints microseconds per operation, per category and
 // in total. It runs `go tool pprof`, so it needs the go command.
 package main
