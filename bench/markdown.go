@@ -39,12 +39,14 @@ func (r Report) Markdown() string {
 	if m.Cluster != "" {
 		fmt.Fprintf(&b, "Cluster: %s, keyspace with NetworkTopologyStrategy RF 1, every statement at %s.\n\n", m.Cluster, r.Settings.Consistency)
 	}
-	b.WriteString("| scenario | target | want | got | met |\n|---|---|---|---|---|\n")
+	b.WriteString("| scenario | target | want | got (95% interval) | met |\n|---|---|---|---|---|\n")
 	for _, s := range r.Scenarios {
 		for _, t := range s.Targets {
-			fmt.Fprintf(&b, "| %s | %s | %s %s | %s %s | %s |\n", s.ID, t.Name, t.Want, t.Unit, num(t.Got), t.Unit, yesNo(t.Met))
+			fmt.Fprintf(&b, "| %s | %s | %s %s | %s %s%s | %s |\n", s.ID, t.Name, t.Want, t.Unit, num(t.Got), t.Unit, t.interval(), metText(t))
 		}
 	}
+	b.WriteString("\nA ratio of two variants measured in the same rounds carries its 95% interval, from how much the rounds' ratios vary; " +
+		"where the interval spans the target, this run cannot tell whether it was met (\"within noise\").\n")
 	for _, s := range r.Scenarios {
 		writeScenario(&b, s)
 	}
@@ -134,6 +136,15 @@ func num(x float64) string {
 	default:
 		return fmt.Sprintf("%.2f", x)
 	}
+}
+
+// metText is whether t was met, and, where its interval spans the
+// target, that the run cannot tell.
+func metText(t Target) string {
+	if t.Verdict == VerdictNoise {
+		return yesNo(t.Met) + ", within noise"
+	}
+	return yesNo(t.Met)
 }
 
 func yesNo(ok bool) string {

@@ -97,6 +97,9 @@ type Variant struct {
 	NodeCPUPerOp float64 `json:"node_cpu_us_per_op,omitempty"`
 	// MaxQueries is the most requests one round sent (hot key).
 	MaxQueries int64 `json:"max_queries_per_round,omitempty"`
+	// Blocks are the measured blocks, in the order they ran: block i of
+	// each variant of a scenario ran in round i, next to the others'.
+	Blocks []Block `json:"blocks,omitempty"`
 }
 
 // Target is one goal of the issue and whether this run met it.
@@ -105,7 +108,18 @@ type Target struct {
 	Want string  `json:"want"`
 	Got  float64 `json:"got"`
 	Unit string  `json:"unit"`
-	Met  bool    `json:"met"`
+	Met  bool    `json:"met"` // Got meets Want
+	// Low and High bound Got at 95% confidence where it is a ratio of two
+	// variants measured in the same interleaved rounds (pairedSpread), and
+	// Verdict says what the interval allows: VerdictMet or VerdictMissed
+	// when it lies on one side of Want, VerdictNoise when it spans it. All
+	// three are empty for a target without one (a latency ratio, a count).
+	Low     float64 `json:"ci_low,omitempty"`
+	High    float64 `json:"ci_high,omitempty"`
+	Verdict string  `json:"verdict,omitempty"`
+
+	limit   float64 // Want's number
+	atLeast bool    // Want is ">= limit", else "<= limit"
 }
 
 // DepthRow is one slice of a deep walk: pages From..To (1-based, inclusive).
@@ -152,16 +166,26 @@ func ratio(a, b float64) float64 {
 // baseline b: CPU time and allocations per op at most 1.1x.
 func costTargets(t, b Variant) []Target {
 	return []Target{
-		atMost("client CPU per op vs baseline", ratio(t.CPUPerOp, b.CPUPerOp), 1.1, "x"),
-		atMost("allocs per op vs baseline", ratio(t.AllocsPerOp, b.AllocsPerOp), 1.1, "x"),
+		cpuTarget("client CPU per op vs baseline", t, b, 1.1),
+		atMost("allocs per op vs baseline", ratio(t.AllocsPerOp, b.AllocsPerOp), 1.1, "x").paired(t, b, blockAllocsPerOp),
 	}
+}
+
+// cpuTarget is a's client CPU per op against b's, at most limit times.
+func cpuTarget(name string, a, b Variant, limit float64) Target {
+	return atMost(name, ratio(a.CPUPerOp, b.CPUPerOp), limit, "x").paired(a, b, blockCPUPerOp)
+}
+
+// throughputTarget is a's throughput against b's, at least limit times.
+func throughputTarget(name string, a, b Variant, limit float64) Target {
+	return atLeast(name, ratio(a.Throughput, b.Throughput), limit, "x").paired(a, b, blockThroughput)
 }
 
 // atMost and atLeast build targets on a measured value.
 func atMost(name string, got, limit float64, unit string) Target {
-	return Target{Name: name, Want: fmt.Sprintf("<= %g", limit), Got: got, Unit: unit, Met: got <= limit}
+	return Target{Name: name, Want: fmt.Sprintf("<= %g", limit), Got: got, Unit: unit, Met: got <= limit, limit: limit}
 }
 
 func atLeast(name string, got, limit float64, unit string) Target {
-	return Target{Name: name, Want: fmt.Sprintf(">= %g", limit), Got: got, Unit: unit, Met: got >= limit}
+	return Target{Name: name, Want: fmt.Sprintf(">= %g", limit), Got: got, Unit: unit, Met: got >= limit, limit: limit, atLeast: true}
 }

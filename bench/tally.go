@@ -42,6 +42,8 @@ type tally struct {
 
 	nodePIDs []int         // the node's processes on this machine (Config.NodePIDs)
 	node     time.Duration // their CPU over the measured blocks
+
+	blocks []Block // each measured block, in order
 }
 
 // tally starts the tally of a variant of e's scenarios, its requests
@@ -101,12 +103,13 @@ func (t *tally) measure(ctx context.Context, fn func(context.Context) (block, er
 	t.cpu += cpu
 	t.gc += gc
 	t.node += node
+	t.blocks = append(t.blocks, Block{Ops: b.ops, Seconds: b.elapsed.Seconds(), CPUus: float64(cpu.Microseconds()), Mallocs: after.Mallocs - before.Mallocs})
 	return nil
 }
 
 // variant turns the tally into its reported form.
 func (t *tally) variant() Variant {
-	v := Variant{Name: t.name, Baseline: t.baseline, Ops: t.ops, Latency: Summarize(t.lat)}
+	v := Variant{Name: t.name, Baseline: t.baseline, Ops: t.ops, Latency: Summarize(t.lat), Blocks: t.blocks}
 	if t.ops > 0 {
 		v.QueriesPerOp = round3(float64(t.sent) / float64(t.ops))
 		v.AllocsPerOp = round3(float64(t.mallocs) / float64(t.ops))

@@ -245,7 +245,7 @@ func (e *env) pacedPut(ctx context.Context, baseThroughput float64, put, putBase
 	}
 	t, b, nb := s.Variants[0], s.Variants[1], s.Variants[2]
 	s.Targets = append(costTargets(t, b),
-		atMost("client CPU per op with metrics vs without", ratio(t.CPUPerOp, nb.CPUPerOp), 1.03, "x"))
+		cpuTarget("client CPU per op with metrics vs without", t, nb, 1.03))
 	s.Notes = []string{
 		"The closed-loop Put above measures throughput; its CPU per op also carries the syscalls the driver could not coalesce at the lower throughput. At one rate for all, as here, the CPU per op is each variant's own work (issue 26).",
 		"CPU per op is higher than in the closed loop: at this rate fewer statements share each write and read syscall of the driver.",
@@ -310,13 +310,13 @@ func (e *env) writeScenario(ctx context.Context, id, title string, workers, perC
 	for _, v := range vs {
 		s.Variants = append(s.Variants, v.t.variant())
 	}
-	s.Targets = []Target{atLeast("throughput vs baseline", ratio(s.Variants[0].Throughput, s.Variants[1].Throughput), 0.95, "x")}
+	s.Targets = []Target{throughputTarget("throughput vs baseline", s.Variants[0], s.Variants[1], 0.95)}
 	if len(extra) > 0 { // Put: the cost targets, and what metrics cost
 		t, b, bare := s.Variants[0], s.Variants[1], s.Variants[2]
 		s.Targets = append(s.Targets, costTargets(t, b)...)
 		s.Targets = append(s.Targets,
-			atLeast("throughput with metrics vs without", ratio(t.Throughput, bare.Throughput), 0.97, "x"),
-			atMost("client CPU per op with metrics vs without", ratio(t.CPUPerOp, bare.CPUPerOp), 1.03, "x"))
+			throughputTarget("throughput with metrics vs without", t, bare, 0.97),
+			cpuTarget("client CPU per op with metrics vs without", t, bare, 1.03))
 	}
 	return s, nil
 }
