@@ -27,6 +27,14 @@ func BenchmarkStatementLookup(b *testing.B) {
 			}
 		})
 	})
+	// The repository's way: the table's metrics found once (a view's).
+	t := m.Table("messages_by_channel")
+	b.Run("table", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = t.Statement("select", gocql.LocalQuorum)
+		}
+	})
 }
 
 func BenchmarkCoalesced(b *testing.B) {

@@ -41,10 +41,19 @@ func BenchmarkReadWalk(b *testing.B) {
 
 func BenchmarkPartitionWriteSame(b *testing.B) {
 	m, _ := newTestMetrics(b, Config{})
-	b.ReportAllocs()
-	for b.Loop() {
-		m.PartitionWrite("messages_by_channel", "channel-42/bucket-20574", 1, 200)
-	}
+	b.Run("by-name", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.PartitionWrite("messages_by_channel", "channel-42/bucket-20574", 1, 200)
+		}
+	})
+	t := m.Table("messages_by_channel") // the repository's way: found once
+	b.Run("table", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t.PartitionWrite("channel-42/bucket-20574", 1, 200)
+		}
+	})
 }
 
 // BenchmarkPartitionWriteRoundRobin writes 1,000 partitions in turn to a

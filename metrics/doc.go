@@ -53,7 +53,10 @@
 //     (children resolved once, in maps read from an atomic snapshot);
 //     PartitionWrite takes only its table's sketch lock; SingleRowWrite takes
 //     none unless the write is among its table's ten largest or rewrites
-//     one of them (a rewrite replaces its entry, smaller or not).
+//     one of them (a rewrite replaces its entry, smaller or not). A
+//     TableMetrics (Table) finds a table's observers and sketch once: the
+//     repo keeps one per view, so its statements and writes hash no table
+//     name (the calls by name find the same series through a map).
 //
 // Data flow: the repo attaches a StatementObserver (a gocql.QueryObserver and
 // gocql.BatchObserver) to every statement, reports read walks, coalesced reads,

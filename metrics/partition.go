@@ -150,7 +150,11 @@ func (m *Metrics) PartitionWrite(table, partition string, rows, bytes int) {
 }
 
 func (p *partitions) write(table, partition string, rows, bytes int64) {
-	t := p.table(table)
+	p.writeTo(p.table(table), table, partition, rows, bytes)
+}
+
+// writeTo is write to t, the sketch of table.
+func (p *partitions) writeTo(t *tableSketch, table, partition string, rows, bytes int64) {
 	t.mu.Lock()
 	c := t.sketch.add(partition, rows, bytes)
 	gotRows, gotBytes := c.rows, c.bytes

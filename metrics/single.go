@@ -57,7 +57,11 @@ func (m *Metrics) SingleRowWrite(table, partition string, rows, bytes int) {
 }
 
 func (p *partitions) writeSingle(table, partition string, rows, bytes int64) {
-	t := p.table(table)
+	p.writeSingleTo(p.table(table), table, partition, rows, bytes)
+}
+
+// writeSingleTo is writeSingle to t, the sketch of table.
+func (p *partitions) writeSingleTo(t *tableSketch, table, partition string, rows, bytes int64) {
 	if !t.single.Load() { // stored once: every write storing it would share its cache line
 		t.single.Store(true)
 	}

@@ -22,7 +22,7 @@ type nopExecutor struct{ m *metrics.Metrics }
 func (e nopExecutor) Exec(ctx context.Context, s Statement) error {
 	if e.m != nil {
 		start := benchNow
-		e.m.Statement(s.Table, s.Op, s.Consistency).ObserveQuery(ctx,
+		observerOf(e.m, &s).ObserveQuery(ctx,
 			gocql.ObservedQuery{Start: start, End: start.Add(time.Millisecond)})
 	}
 	return nil

@@ -22,16 +22,23 @@ type Statement struct {
 	Op          string
 	CQL         string
 	Names       []string // bind marker names, in order (row mapping of selects)
-	Args        []any
-	Consistency gocql.Consistency
+	Args  []any
 	// PageSize of a select: its LIMIT, so one request returns the whole answer.
-	PageSize int
+	PageSize    int
+	Consistency gocql.Consistency
 	// Traceable marks a view read that may be sampled for tombstones.
 	Traceable bool
 	// Batch is the batch type when Entries is set.
 	Batch gocql.BatchType
 	// Entries are the statements of a batch, each with its CQL and Args.
 	Entries []Statement
+
+	// tableMetrics are Table's metrics when the repository found them
+	// once (a view's: view.metrics), so that the executor need not look
+	// the table's name up again for every statement; nil otherwise.
+	// (Placed after the small fields above, so the struct stays 144
+	// bytes: a Put allocates two in one object.)
+	tableMetrics *metrics.TableMetrics
 }
 
 // Rows iterates over the rows a select returned.
@@ -79,8 +86,8 @@ func (e *gocqlExecutor) exec(ctx context.Context, s *Statement) error {
 		return e.batch(ctx, s)
 	}
 	q := e.query(ctx, s)
-	if m := e.metrics; m != nil {
-		q = q.Observer(m.Statement(s.Table, s.Op, s.Consistency))
+	if e.metrics != nil {
+		q = q.Observer(observerOf(e.metrics, s))
 	}
 	if err := q.Exec(); err != nil {
 		return fmt.Errorf("%s %s: %w", s.Op, s.Table, err)
@@ -96,8 +103,8 @@ func (e *gocqlExecutor) batch(ctx context.Context, s *Statement) error {
 	for _, en := range s.Entries {
 		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: en.CQL, Args: en.Args, Idempotent: true})
 	}
-	if m := e.metrics; m != nil {
-		b = b.Observer(m.Statement(s.Table, s.Op, s.Consistency))
+	if e.metrics != nil {
+		b = b.Observer(observerOf(e.metrics, s))
 	}
 	if err := e.session.ExecuteBatch(b); err != nil {
 		return fmt.Errorf("%s %s: %w", s.Op, s.Table, err)
@@ -111,7 +118,7 @@ func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
 		q = q.PageSize(s.PageSize)
 	}
 	if m := e.metrics; m != nil {
-		q = q.Observer(m.Statement(s.Table, s.Op, s.Consistency))
+		q = q.Observer(observerOf(m, &s))
 		if s.Traceable && m.ShouldTrace() {
 			q = q.Trace(m.TombstoneTracer(e.session, s.Table))
 		}
@@ -119,6 +126,15 @@ func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
 	// Only the row mapping of gocqlx is used: the values are bound already.
 	qx := &gocqlx.Queryx{Query: q, Names: s.Names, Mapper: e.mapper}
 	return gocqlRows{qx.Iter()}
+}
+
+// observerOf is m's observer of s: from the table's metrics the
+// repository found once, or by its table's name. m is not nil.
+func observerOf(m *metrics.Metrics, s *Statement) *metrics.StatementObserver {
+	if t := s.tableMetrics; t != nil {
+		return t.Statement(s.Op, s.Consistency)
+	}
+	return m.Statement(s.Table, s.Op, s.Consistency)
 }
 
 // query is s as a gocql query bound to ctx. WithContext returns a copy of

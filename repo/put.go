@@ -390,9 +390,9 @@ func (r *Repo[T]) countWrite(ctx context.Context, rw row, n, bytes int) {
 	if rw.v.idInKey {
 		// One row per partition: nothing for the partition-size sketch to
 		// find, and every write a partition it would evict a counter for.
-		m.SingleRowWrite(rw.v.spec.Name, rw.partKey, n, bytes)
+		rw.v.metrics.SingleRowWrite(rw.partKey, n, bytes)
 	} else {
-		m.PartitionWrite(rw.v.spec.Name, rw.partKey, n, bytes)
+		rw.v.metrics.PartitionWrite(rw.partKey, n, bytes)
 	}
 	if rw.v.spec.Sharded() {
 		for range n {

@@ -180,7 +180,7 @@ func groupInsert(rows []row, cfg writeConfig, ttl int) Statement {
 	for _, rw := range rows {
 		b.Entries = rw.appendWrites(b.Entries, cfg.consistency, ttl, cfg.tsArg)
 	}
-	return b
+	return rows[0].v.own(b)
 }
 
 // nothingWritten is the *PutError of a call that sent nothing: every view

@@ -15,6 +15,7 @@ import (
 	"github.com/scylladb/go-reflectx"
 
 	"github.com/tsbucket/tsbucket/bucket"
+	"github.com/tsbucket/tsbucket/metrics"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
@@ -87,6 +88,10 @@ type view struct {
 	// value the one it points to.
 	slots  []int
 	derefs []bool
+	// metrics are the view table's metrics, found once (nil without
+	// Options.Metrics): its statements and partition writes are recorded
+	// without looking the table's name up each time.
+	metrics *metrics.TableMetrics
 	// idFrom is an earlier view whose rows carry the same ID (the same
 	// field, the same kind: fields.go), nil if none.
 	idFrom *view
@@ -282,6 +287,9 @@ func (r *Repo[T]) newView(t reflect.Type, spec schema.View) (*view, error) {
 		return nil, opErr("view "+spec.Name, err)
 	}
 	v := &view{spec: spec, table: r.keyspace + "." + spec.Name}
+	if m := r.opts.Metrics; m != nil {
+		v.metrics = m.Table(spec.Name)
+	}
 	v.idCQL, _ = bucket.CQLOf(spec.Kind) // spec.Validate refused a kind without one
 	v.setColumns()
 	v.texts = textKinds(v.columnTypes())

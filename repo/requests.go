@@ -41,20 +41,20 @@ func (v *view) bucketQuery(sel *selects, key Key, b bucket.Bucket, shard int, di
 		}
 	}
 	return Statement{Table: v.spec.Name, Op: "select", CQL: st.cql, Names: st.names,
-		Args: args, Consistency: cl, PageSize: limit, Traceable: true}
+		Args: args, Consistency: cl, PageSize: limit, Traceable: true, tableMetrics: v.metrics}
 }
 
 // lookupByID reads the row stored under id in v, a view keyed by the ID alone.
 func (v *view) lookupByID(id bucket.ID, cl gocql.Consistency) Statement {
 	st := v.stmts.selects[NewestFirst][noLower][noUpper]
 	return Statement{Table: v.spec.Name, Op: "select", CQL: st.cql, Names: st.names,
-		Args: []any{idToCQL(v.idCQL, id), 1}, Consistency: cl, PageSize: 1}
+		Args: []any{idToCQL(v.idCQL, id), 1}, Consistency: cl, PageSize: 1, tableMetrics: v.metrics}
 }
 
 // stampRead reads the write time and remaining TTL of this row's value
 // cells (Repair): one single-partition query of its primary key.
 func (rw row) stampRead(sq stampQuery, cl gocql.Consistency) Statement {
-	return Statement{Table: rw.v.spec.Name, Op: "select", CQL: sq.cql, Args: rw.primaryKey(), Consistency: cl}
+	return Statement{Table: rw.v.spec.Name, Op: "select", CQL: sq.cql, Args: rw.primaryKey(), Consistency: cl, tableMetrics: rw.v.metrics}
 }
 
 // indexListing lists up to limit buckets of key in [lo, hi] that v's
@@ -80,11 +80,11 @@ func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
 // latest-value view it is appendWrites in one single-partition batch.
 func (rw row) insertBound(cl gocql.Consistency, ttl int, ts any) Statement {
 	if !rw.v.spec.IsLatest() {
-		return write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts))
+		return rw.v.own(write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts)))
 	}
 	b := batchOf(rw.v.spec.Name, gocql.UnloggedBatch, cl)
 	b.Entries = rw.appendWrites(nil, cl, ttl, ts)
-	return b
+	return rw.v.own(b)
 }
 
 // appendWrites appends to dst the statements that write this row, for a
@@ -117,7 +117,13 @@ func (rw row) presenceWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
 
 // deleteWrite is the Statement deleting this row at timestamp ts.
 func (rw row) deleteWrite(cl gocql.Consistency, ts int64) Statement {
-	return write(rw.v.spec.Name, "delete", rw.v.stmts.delete, cl, rw.deleteArgs(ts))
+	return rw.v.own(write(rw.v.spec.Name, "delete", rw.v.stmts.delete, cl, rw.deleteArgs(ts)))
+}
+
+// own marks s, a statement on v's own table, with the table's metrics.
+func (v *view) own(s Statement) Statement {
+	s.tableMetrics = v.metrics
+	return s
 }
 
 // batchOf is an empty batch of kind to fill with insertWrite and
