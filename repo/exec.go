@@ -19,9 +19,9 @@ type Statement struct {
 	// or "logged_batch" for an atomic Put.
 	Table string
 	// Op is the operation: "insert", "delete", "select" or "batch".
-	Op          string
-	CQL         string
-	Names       []string // bind marker names, in order (row mapping of selects)
+	Op    string
+	CQL   string
+	Names []string // bind marker names, in order (row mapping of selects)
 	Args  []any
 	// PageSize of a select: its LIMIT, so one request returns the whole answer.
 	PageSize    int
