@@ -129,9 +129,10 @@ func (e *gocqlExecutor) Query(ctx context.Context, s Statement) Rows {
 }
 
 // observerOf is m's observer of s: from the table's metrics the
-// repository found once, or by its table's name. m is not nil.
+// repository found once, or by its table's name (as well when a wrapping
+// executor sent s on to another table). m is not nil.
 func observerOf(m *metrics.Metrics, s *Statement) *metrics.StatementObserver {
-	if t := s.tableMetrics; t != nil {
+	if t := s.tableMetrics; t != nil && t.Name() == s.Table { // the same string: compared by its pointer
 		return t.Statement(s.Op, s.Consistency)
 	}
 	return m.Statement(s.Table, s.Op, s.Consistency)

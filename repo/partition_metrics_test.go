@@ -3,6 +3,7 @@ package repo
 import (
 	"testing"
 
+	"github.com/gocql/gocql"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tsbucket/tsbucket/internal/refmodel"
@@ -79,5 +80,23 @@ func TestStatementsCarryTheirTablesMetrics(t *testing.T) {
 		if withMetrics && carried < 4 { // three inserts and a select at least
 			t.Errorf("%d statements carried their table's metrics, want the Put's inserts, the read and the deletes", carried)
 		}
+	}
+}
+
+// TestObserverOfRenamedStatement: a wrapping executor that sends a view's
+// statement on to another table gets that table's observer, not the
+// view's the statement carried.
+func TestObserverOfRenamedStatement(t *testing.T) {
+	m, err := metrics.New(prometheus.NewRegistry(), metrics.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Statement{Table: "messages_by_channel", Op: "insert", Consistency: gocql.LocalQuorum, tableMetrics: m.Table("messages_by_channel")}
+	if observerOf(m, &s) != m.Statement("messages_by_channel", "insert", gocql.LocalQuorum) {
+		t.Error("a view's statement: not its table's observer")
+	}
+	s.Table = "messages_by_channel_shadow"
+	if observerOf(m, &s) != m.Statement("messages_by_channel_shadow", "insert", gocql.LocalQuorum) {
+		t.Error("a statement sent on to another table: not that table's observer")
 	}
 }
