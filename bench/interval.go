@@ -110,3 +110,61 @@ func (t Target) interval() string {
 	}
 	return fmt.Sprintf(" (%s-%s)", num(t.Low), num(t.High))
 }
+
+// Figure names a per-op figure that ratio targets compare.
+type Figure string
+
+// The figures of PooledRatio.
+const (
+	FigureThroughput Figure = "throughput"
+	FigureCPU        Figure = "client CPU per op"
+	FigureAllocs     Figure = "allocs per op"
+)
+
+// Ratio is a ratio of two variants' figure with its 95% interval.
+type Ratio struct {
+	Got, Low, High float64
+	Pairs          int // the paired rounds it comes from
+}
+
+// PooledRatio is the ratio of variant a's figure to b's over several runs
+// of the same scenario (a[i] and b[i] from run i), from all their blocks,
+// with the 95% interval of pairedSpread over all their paired rounds:
+// runs of one command pooled, as one longer run would give, narrower than
+// any one run's. It fails when a run's blocks of the two do not pair.
+func PooledRatio(a, b []Variant, f Figure) (Ratio, error) {
+	figure, ok := map[Figure]func(Block) float64{
+		FigureThroughput: blockThroughput, FigureCPU: blockCPUPerOp, FigureAllocs: blockAllocsPerOp,
+	}[f]
+	if !ok {
+		return Ratio{}, fmt.Errorf("bench: no figure %q", f)
+	}
+	if len(a) != len(b) || len(a) == 0 {
+		return Ratio{}, fmt.Errorf("bench: %d runs of one variant against %d of the other", len(a), len(b))
+	}
+	var ab, bb []Block
+	for i := range a {
+		if len(a[i].Blocks) != len(b[i].Blocks) {
+			return Ratio{}, fmt.Errorf("bench: run %d: %q has %d blocks, %q %d: they do not pair", i+1, a[i].Name, len(a[i].Blocks), b[i].Name, len(b[i].Blocks))
+		}
+		ab, bb = append(ab, a[i].Blocks...), append(bb, b[i].Blocks...)
+	}
+	spread, ok := pairedSpread(ab, bb, figure)
+	if !ok {
+		return Ratio{}, fmt.Errorf("bench: %q and %q: fewer than three paired blocks, or a block without ops or time", a[0].Name, b[0].Name)
+	}
+	got := ratio(figure(total(ab)), figure(total(bb)))
+	return Ratio{Got: got, Low: round3(got / spread), High: round3(got * spread), Pairs: len(ab)}, nil
+}
+
+// total is blocks summed into one: the figures over all of them.
+func total(blocks []Block) Block {
+	var t Block
+	for _, b := range blocks {
+		t.Ops += b.Ops
+		t.Seconds += b.Seconds
+		t.CPUus += b.CPUus
+		t.Mallocs += b.Mallocs
+	}
+	return t
+}

@@ -131,3 +131,41 @@ func TestMeasureRecordsBlocks(t *testing.T) {
 		}
 	}
 }
+
+func TestPooledRatio(t *testing.T) {
+	v := func(name string, blocks []Block) Variant { return Variant{Name: name, Blocks: blocks} }
+	// Two runs, each with rounds of ratio 0.9 and 1.0 in turn: pooled, the
+	// ratio of the totals, and an interval narrower than either run's.
+	run1a, run1b := v("ts", blocksAt(1/0.9, 1, 1/0.9, 1)), v("base", blocksAt(1, 1, 1, 1))
+	run2a, run2b := v("ts", blocksAt(2/0.9, 2, 2/0.9, 2)), v("base", blocksAt(2, 2, 2, 2))
+	got, err := PooledRatio([]Variant{run1a, run2a}, []Variant{run1b, run2b}, FigureThroughput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := round3(8000 / (2/0.9 + 2 + 4/0.9 + 4) / (8000.0 / 12))
+	if got.Got != want || got.Pairs != 8 || !(got.Low < got.Got && got.Got < got.High) {
+		t.Errorf("pooled throughput ratio %+v, want %v over 8 pairs, inside its interval", got, want)
+	}
+	one, _ := pairedSpread(run1a.Blocks, run1b.Blocks, blockThroughput)
+	if pooled := got.High / got.Got; !(pooled < one) {
+		t.Errorf("pooled spread %v, not narrower than one run's %v", pooled, one)
+	}
+	// CPU per op: 100 ms a second in every block, so the ratio follows time per op.
+	if cpu, err := PooledRatio([]Variant{run1a}, []Variant{run1b}, FigureCPU); err != nil || cpu.Got <= 1 {
+		t.Errorf("CPU ratio %+v, %v: want above 1 (the slower variant spends more per op)", cpu, err)
+	}
+	for name, tc := range map[string]struct {
+		a, b []Variant
+		f    Figure
+	}{
+		"unknown figure":   {[]Variant{run1a}, []Variant{run1b}, "latency"},
+		"runs unmatched":   {[]Variant{run1a, run2a}, []Variant{run1b}, FigureCPU},
+		"blocks unmatched": {[]Variant{run1a}, []Variant{v("base", blocksAt(1, 1, 1))}, FigureCPU},
+		"too few pairs":    {[]Variant{v("ts", blocksAt(1, 1))}, []Variant{v("base", blocksAt(1, 1))}, FigureCPU},
+		"no runs":          {nil, nil, FigureCPU},
+	} {
+		if r, err := PooledRatio(tc.a, tc.b, tc.f); err == nil {
+			t.Errorf("%s: %+v, no error", name, r)
+		}
+	}
+}
