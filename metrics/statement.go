@@ -87,14 +87,20 @@ var (
 // lookup hashes one string; the map keyed by all three, which hashed two
 // strings and compared them again, is the slow path that builds them.
 func (m *Metrics) Statement(table, op string, cl gocql.Consistency) *StatementObserver {
-	if ts, ok := m.byTable.snapshot()[table]; ok {
-		if slot := ts.slot(op, cl); slot != nil {
+	return m.observerIn(m.byTable.snapshot()[table], statementKey{table, op, cl})
+}
+
+// observerIn is the observer of k from ts, k's table's observers (nil when
+// not known yet), or the slow path's.
+func (m *Metrics) observerIn(ts *tableStatements, k statementKey) *StatementObserver {
+	if ts != nil {
+		if slot := ts.slot(k.op, k.cl); slot != nil {
 			if o := slot.Load(); o != nil {
 				return o
 			}
 		}
 	}
-	return m.statementSlow(statementKey{table, op, cl})
+	return m.statementSlow(k)
 }
 
 // statementSlow finds or builds the observer of k in the map keyed by all

@@ -38,12 +38,7 @@ func (t *TableMetrics) Name() string { return t.name }
 
 // Statement is Metrics.Statement for this table.
 func (t *TableMetrics) Statement(op string, cl gocql.Consistency) *StatementObserver {
-	if slot := t.statements.slot(op, cl); slot != nil {
-		if o := slot.Load(); o != nil {
-			return o
-		}
-	}
-	return t.m.statementSlow(statementKey{t.name, op, cl})
+	return t.m.observerIn(t.statements, statementKey{t.name, op, cl})
 }
 
 // PartitionWrite is Metrics.PartitionWrite for this table.
