@@ -125,11 +125,32 @@ var errStatementFailed = errors.New("repo: a statement of the operation failed")
 // its partitions (parts) and acquire with admit; nil when ctx's operation
 // already holds the lane (a Delete that looks its item up and deletes in
 // two rounds is admitted once, for all its rows) or admission is off.
+//
+// The lanes an outer operation's mark holds are copied now, so that
+// neither admit nor shedEarly walks ctx's chain again (on a miss, the
+// caller's whole chain: three walks a Put).
 func (r *Repo[T]) mark(ctx context.Context, ln admission.Lane) *admitted {
-	if admittedOf(ctx).holds(ln) || !r.opts.Admission.Enabled() {
+	return r.markIn(ctx, ln, nil)
+}
+
+// markIn is mark in a when it is not nil (a Put's, in its putCall), else
+// in a new one.
+func (r *Repo[T]) markIn(ctx context.Context, ln admission.Lane, a *admitted) *admitted {
+	if !r.opts.Admission.Enabled() {
 		return nil
 	}
-	return &admitted{Context: ctx}
+	outer := admittedOf(ctx)
+	if outer.holds(ln) {
+		return nil
+	}
+	if a == nil {
+		a = new(admitted)
+	}
+	a.Context = ctx
+	if outer != nil {
+		a.lanes = outer.lanes // not yet ln's: a is nobody's context before admit
+	}
+	return a
 }
 
 // admit acquires n statements of lane ln with the partitions parts for the
@@ -144,18 +165,17 @@ func (r *Repo[T]) admit(ctx context.Context, a *admitted, ln admission.Lane, n i
 	if err != nil {
 		return ctx, nil, err
 	}
-	a.lanes, a.permit = 1<<ln, p
-	if outer := admittedOf(ctx); outer != nil {
-		a.lanes |= outer.lanes
-	}
+	a.lanes |= 1 << ln // and the outer operation's (mark)
+	a.permit = p
 	return a, a, nil
 }
 
-// shedEarly refuses a write of n statements or more before its rows are
-// derived, when admission would refuse it anyway: under a standing
-// overload a shed call then costs a lock, not the rows' reflection.
-func (r *Repo[T]) shedEarly(ctx context.Context, n int) error {
-	if admittedOf(ctx).holds(admission.Write) {
+// shedEarly refuses a write of n statements or more, marked a (mark; nil:
+// admitted already, or admission is off), before its rows are derived,
+// when admission would refuse it anyway: under a standing overload a shed
+// call then costs a lock, not the rows' reflection.
+func (r *Repo[T]) shedEarly(ctx context.Context, a *admitted, n int) error {
+	if a == nil {
 		return nil
 	}
 	return r.opts.Admission.Check(ctx, admission.Write, n)
@@ -171,11 +191,10 @@ func (a *admitted) rowParts(rows []row) []uint64 {
 	return parts
 }
 
-// admitPut admits a Put of rows: every row and every presence entry its
-// fan-out f will write at once (the rows not alone have one), or one
-// logged batch (f nil).
-func (r *Repo[T]) admitPut(ctx context.Context, rows []row, f *fanout) (context.Context, *admitted, error) {
-	a := r.mark(ctx, admission.Write)
+// admitPut admits a Put of rows, marked a (mark): every row and every
+// presence entry its fan-out f will write at once (the rows not alone have
+// one), or one logged batch (f nil).
+func (r *Repo[T]) admitPut(ctx context.Context, a *admitted, rows []row, f *fanout) (context.Context, *admitted, error) {
 	if a == nil {
 		return ctx, nil, nil
 	}

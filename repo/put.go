@@ -11,6 +11,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/tsbucket/tsbucket/admission"
 	"github.com/tsbucket/tsbucket/schema"
 )
 
@@ -116,7 +117,9 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err != nil {
 		return err
 	}
-	if err := r.shedEarly(ctx, len(r.order)); err != nil { // admission (admit.go)
+	call := new(putCall)
+	marked := r.markIn(ctx, admission.Write, &call.mark) // admission (admit.go): nil when off, or held by ctx's operation
+	if err := r.shedEarly(ctx, marked, len(r.order)); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
 	rows, err := r.placedRows(ctx, item, cfg)
@@ -134,19 +137,29 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	}
 	var f *fanout
 	if !r.opts.Write.Atomic {
-		f = r.newFanout(rows, cfg)
+		f = r.fanoutIn(&call.fan, rows, cfg)
 	}
-	ctx, admitted, err := r.admitPut(ctx, rows, f) // admission (admit.go)
+	ctx, admitted, err := r.admitPut(ctx, marked, rows, f)
 	if err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
 	defer admitted.done()
-	sctx, cancel := r.sending(ctx)
-	defer cancel()
+	sctx := r.sendingIn(ctx, &call.send)
 	if f == nil {
 		return r.markDirty(sctx, rows, cfg, r.putAtomic(sctx, rows, cfg)) // rollup.go
 	}
 	return r.putFanout(sctx, f, rows, cfg)
+}
+
+// putCall is what a Put allocates for the whole call, in one object: its
+// admission mark, its sending context and its fan-out, each an allocation
+// of its own before (issue 26). The driver may keep the contexts after
+// the call (a late response's); they keep the object alive that long, as
+// they kept their own.
+type putCall struct {
+	mark admitted
+	send sendingCtx
+	fan  fanout
 }
 
 // putFanout writes rows concurrently, each with its presence entry when
@@ -154,11 +167,12 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg writeConfig) error {
 	f.ctx = sctx // the senders' (senders.go)
 	last := len(rows) - 1
+	room := insertArgsRoom(rows)
 	for i := range rows[:last] {
 		if !f.alone[i] {
 			f.wg.Go(func() {
 				defer f.panics.catch()
-				f.errs[i] = r.writeRow(sctx, rows[i], cfg, true)
+				f.errs[i] = r.writeRow(sctx, rows[i], argsOf(room, rows, i), cfg, true)
 			})
 			continue
 		}
@@ -169,12 +183,12 @@ func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg wri
 		// is small, and nearly every one grew (copied) it once in the
 		// driver's routing-key lookup.
 		ttl, _ := cfg.ttlOf(rows[i].v)
-		f.stmts[i] = rows[i].insertBound(cfg.consistency, ttl, cfg.tsArg)
+		f.stmts[i] = rows[i].insertBoundIn(argsOf(room, rows, i), cfg.consistency, ttl, cfg.tsArg)
 		f.wg.Add(1)
 		r.senders.start(sendJob{f, i}) // a sender with its stack grown already (senders.go)
 	}
 	// The calling goroutine writes one view itself: one goroutine fewer per Put.
-	f.errs[last] = r.writeRow(sctx, rows[last], cfg, !f.alone[last])
+	f.errs[last] = r.writeRow(sctx, rows[last], argsOf(room, rows, last), cfg, !f.alone[last])
 	f.wg.Wait()
 	f.panics.rethrow()
 	for i, rw := range rows[:last] {
@@ -187,10 +201,11 @@ func (r *Repo[T]) putFanout(sctx context.Context, f *fanout, rows []row, cfg wri
 
 // fanout is what the goroutines of one Put share: their WaitGroup, their
 // errors and the inserts sent alone (alone[i]: row i's presence entry is
-// not due, and stmts[i] is its insert), in one allocation for up to
-// fanoutInline views. The last row is written by the calling goroutine
-// and has no slot in stmts: a Statement is 144 bytes, and the spare one
-// took the allocation from 640 to 768 bytes per Put.
+// not due, and stmts[i] is its insert), without an allocation of their
+// own for up to fanoutInline views (it lives in the Put's putCall). The
+// last row is written by the calling goroutine and has no slot in stmts:
+// a Statement is 144 bytes, and a spare one would take the putCall from
+// 768 to 896 bytes a Put (TestPutCallSize).
 type fanout struct {
 	ctx     context.Context // the Put's sending context, for the inserts sent alone
 	via     statementSender // the repository, which sends them
@@ -206,12 +221,12 @@ type fanout struct {
 
 const fanoutInline = 4
 
-// newFanout is the fan-out of rows, with which rows go alone: asked of the
-// presence cache once per row, for admission's count and the fan-out
-// alike (it was asked two or three times, under its lock each).
-func (r *Repo[T]) newFanout(rows []row, cfg writeConfig) *fanout {
+// fanoutIn makes in f the fan-out of rows, with which rows go alone: asked
+// of the presence cache once per row, for admission's count and the
+// fan-out alike (it was asked two or three times, under its lock each).
+func (r *Repo[T]) fanoutIn(f *fanout, rows []row, cfg writeConfig) *fanout {
 	n := len(rows)
-	f := &fanout{via: r}
+	f.via = r
 	if n <= fanoutInline {
 		f.errs, f.stmts, f.alone = f.inErrs[:n], f.inStmts[:n-1], f.inAlone[:n]
 	} else {
@@ -221,6 +236,27 @@ func (r *Repo[T]) newFanout(rows []row, cfg writeConfig) *fanout {
 		f.alone[i] = !r.entryNeeded(rw, cfg)
 	}
 	return f
+}
+
+// insertArgsRoom is room for the insert values of every row of rows, in
+// row order, in one allocation (it was one a row), to cut with argsOf.
+func insertArgsRoom(rows []row) []any {
+	total := 0
+	for _, rw := range rows {
+		total += rw.v.insertArgsLen()
+	}
+	return make([]any, total)
+}
+
+// argsOf is the room in room (insertArgsRoom) for the insert values of
+// rows[i].
+func argsOf(room []any, rows []row, i int) []any {
+	at := 0
+	for _, rw := range rows[:i] {
+		at += rw.v.insertArgsLen()
+	}
+	n := rows[i].v.insertArgsLen()
+	return room[at : at+n : at+n]
 }
 
 // placedRows derives the rows of item for a write with metadata proven
@@ -317,17 +353,18 @@ func aheadText(at, now time.Time) string {
 	return d.Round(time.Millisecond).String()
 }
 
-// writeRow writes one row and, withEntry (entryNeeded: the first time this
-// process sees its (key, bucket)), its presence entry. Both must succeed: a
+// writeRow writes one row, its values in args (insertBoundIn), and,
+// withEntry (entryNeeded: the first time this process sees its (key,
+// bucket)), its presence entry. Both must succeed: a
 // row whose bucket is not in the index would be invisible to index-driven
 // reads.
-func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig, withEntry bool) error {
+func (r *Repo[T]) writeRow(ctx context.Context, rw row, args []any, cfg writeConfig, withEntry bool) error {
 	ttl, _ := cfg.ttlOf(rw.v)
 	var err error
 	if withEntry {
-		err = r.writeRowAndEntry(ctx, rw, cfg, ttl)
+		err = r.writeRowAndEntry(ctx, rw, args, cfg, ttl)
 	} else {
-		err = r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
+		err = r.exec(ctx, rw.insertBoundIn(args, cfg.consistency, ttl, cfg.tsArg))
 	}
 	if err == nil || onlyEntryFailed(err) { // the row was written
 		r.countWrite(ctx, rw, 1, rw.bytes)
@@ -339,7 +376,7 @@ func (r *Repo[T]) writeRow(ctx context.Context, rw row, cfg writeConfig, withEnt
 // the entry when both succeeded. Apart from writeRow, so that the row
 // alone (once per process a key's bucket has its entry: nearly every
 // write) does not pay for the goroutine's captures on the heap.
-func (r *Repo[T]) writeRowAndEntry(ctx context.Context, rw row, cfg writeConfig, ttl int) error {
+func (r *Repo[T]) writeRowAndEntry(ctx context.Context, rw row, args []any, cfg writeConfig, ttl int) error {
 	entry := r.entry(rw, cfg)
 	var perr error
 	var wg sync.WaitGroup
@@ -348,7 +385,7 @@ func (r *Repo[T]) writeRowAndEntry(ctx context.Context, rw row, cfg writeConfig,
 		defer pp.catch()
 		perr = r.exec(ctx, entry.stmt)
 	})
-	err := r.exec(ctx, rw.insertBound(cfg.consistency, ttl, cfg.tsArg))
+	err := r.exec(ctx, rw.insertBoundIn(args, cfg.consistency, ttl, cfg.tsArg))
 	wg.Wait()
 	pp.rethrow()
 	switch {

@@ -79,8 +79,15 @@ func (rw row) insertWrite(cl gocql.Consistency, ttl int, ts int64) Statement {
 // int64 boxed once for every row of a call (writeConfig.tsArg). For a
 // latest-value view it is appendWrites in one single-partition batch.
 func (rw row) insertBound(cl gocql.Consistency, ttl int, ts any) Statement {
+	return rw.insertBoundIn(nil, cl, ttl, ts)
+}
+
+// insertBoundIn is insertBound with the insert's values in args when it
+// holds them (insertArgsLen; nil: a new slice): a Put's fan-out keeps every
+// row's in one allocation.
+func (rw row) insertBoundIn(args []any, cl gocql.Consistency, ttl int, ts any) Statement {
 	if !rw.v.spec.IsLatest() {
-		return rw.v.own(write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgs(ttl, ts)))
+		return rw.v.own(write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgsIn(args, ttl, ts)))
 	}
 	b := batchOf(rw.v.spec.Name, gocql.UnloggedBatch, cl)
 	b.Entries = rw.appendWrites(nil, cl, ttl, ts)
@@ -140,9 +147,19 @@ func write(table, op string, st stmt, cl gocql.Consistency, args []any) Statemen
 
 // insertArgs binds the view's insert statement for this row, at timestamp
 // ts (an int64).
-func (rw row) insertArgs(ttl int, ts any) []any {
+func (rw row) insertArgs(ttl int, ts any) []any { return rw.insertArgsIn(nil, ttl, ts) }
+
+// insertArgsLen is how many values v's insert binds: the length
+// insertArgsIn wants.
+func (v *view) insertArgsLen() int { return len(v.stmts.insert.names) }
+
+// insertArgsIn is insertArgs in args when it holds insertArgsLen values
+// (else in a new slice).
+func (rw row) insertArgsIn(args []any, ttl int, ts any) []any {
 	names := rw.v.stmts.insert.names
-	args := make([]any, len(names))
+	if len(args) != len(names) {
+		args = make([]any, len(names))
+	}
 	for i, name := range names {
 		switch {
 		case i < len(rw.v.columns) && rw.fields != nil:
@@ -151,6 +168,7 @@ func (rw row) insertArgs(ttl int, ts any) []any {
 			f := rw.v.col(rw.item, i)
 			switch {
 			case !f.IsValid():
+				args[i] = nil // null
 			case i < len(rw.key) && f.Kind() != reflect.Pointer && f.Kind() != reflect.Interface:
 				args[i] = rw.key[i] // the same value, boxed once by rowOf
 			default:

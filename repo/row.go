@@ -80,7 +80,7 @@ func (r *Repo[T]) deriveRows(item *T, d derivation) ([]row, error) {
 	}
 	for _, v := range r.order {
 		n := len(v.spec.Key)
-		rw, err := r.rowOf(v, iv, d, keys[:n:n], fields, facts, sameID(rows, v))
+		rw, err := r.unnamedRowOf(v, iv, d, keys[:n:n], fields, facts, sameID(rows, v))
 		keys = keys[n:]
 		if err != nil && d == loose && !v.idInKey {
 			// Loosely, an unset ID of a view not keyed by it (only the
@@ -92,6 +92,7 @@ func (r *Repo[T]) deriveRows(item *T, d derivation) ([]row, error) {
 		}
 		rows = append(rows, rw)
 	}
+	nameRows(rows)
 	return rows, nil
 }
 
@@ -116,6 +117,16 @@ func sameID(rows []row, v *view) *row {
 // Two parameters, not one struct: the row keeps fields, and a struct
 // holding both would have taken facts off the stack with it.
 func (r *Repo[T]) rowOf(v *view, iv reflect.Value, d derivation, key Key, fields []any, facts []fieldFacts, same *row) (row, error) {
+	rw, err := r.unnamedRowOf(v, iv, d, key, fields, facts, same)
+	if err == nil {
+		rw.name()
+	}
+	return rw, err
+}
+
+// unnamedRowOf is rowOf without the row's presKey and partKey, which
+// deriveRows names for all its rows at once (nameRows).
+func (r *Repo[T]) unnamedRowOf(v *view, iv reflect.Value, d derivation, key Key, fields []any, facts []fieldFacts, same *row) (row, error) {
 	rw := row{v: v, item: iv, fields: fields}
 	if err := rw.identify(same); err != nil {
 		return rw, err
@@ -139,7 +150,7 @@ func (r *Repo[T]) rowOf(v *view, iv reflect.Value, d derivation, key Key, fields
 		}
 		rw.bytes = bytes
 	}
-	rw.place()
+	rw.pickShard()
 	return rw, nil
 }
 
@@ -239,12 +250,9 @@ func partitionKeyBytes(v *view, keyBytes int) int {
 	return keyBytes + 3*comps
 }
 
-// place names the row's presence entry and partition, and picks its shard
-// in a sharded view.
-func (rw *row) place() {
+// pickShard picks the row's shard in a sharded view.
+func (rw *row) pickShard() {
 	v := rw.v
-	rw.presKey = partitionKey(rw.key, v.spec.Bucketed(), rw.bucket)
-	rw.partKey = rw.presKey
 	if !v.spec.Sharded() {
 		return
 	}
@@ -254,18 +262,70 @@ func (rw *row) place() {
 		at, _ = v.spec.Kind.Time(rw.id) // valid: its bucket was found
 	}
 	rw.shard = v.shardOf(rw.keyText, rw.id, at)
-	rw.partKey += "/s" + strconv.Itoa(rw.shard)
+}
+
+// name sets the row's presKey and partKey from one string.
+func (rw *row) name() {
+	var stack [64]byte
+	text, pres := rw.appendPartition(stack[:0])
+	all := string(text)
+	rw.presKey, rw.partKey = all[:pres], all
+}
+
+// nameRows names every row of rows (name) from one string: a Put of three
+// views converted three texts, three allocations for names that live as
+// long as the call. A row derived loosely without its ID (unset) has no
+// partition, and is left unnamed.
+func nameRows(rows []row) {
+	var stack [256]byte
+	var spansInline [8][2]int
+	spans := spansInline[:0]
+	text := stack[:0]
+	for i := range rows {
+		start, pres := len(text), len(text)
+		if !rows[i].unset { // loosely derived without its ID: no partition
+			text, pres = rows[i].appendPartition(text)
+		}
+		spans = append(spans, [2]int{start, pres})
+	}
+	all := string(text)
+	for i, sp := range spans {
+		end := len(all)
+		if i+1 < len(spans) {
+			end = spans[i+1][0]
+		}
+		rows[i].presKey, rows[i].partKey = all[sp[0]:sp[1]], all[sp[0]:end]
+	}
+}
+
+// appendPartition appends to buf the text naming the row's partition: the
+// key's encoding, then '/' and the bucket (room-42/19834), which names its
+// presence entry and ends at pres, then '/s' and the shard in a sharded
+// view (room-42/19834/s3).
+func (rw *row) appendPartition(buf []byte) (text []byte, pres int) {
+	buf = appendPartitionKey(buf, rw.key, rw.v.spec.Bucketed(), rw.bucket)
+	pres = len(buf)
+	if rw.v.spec.Sharded() {
+		buf = strconv.AppendInt(append(buf, "/s"...), int64(rw.shard), 10)
+	}
+	return buf, pres
 }
 
 // partitionKey names one partition of a view in memory and in metrics: the
 // key's encoding, then '/' and the bucket (room-42/19834).
 func partitionKey(k Key, bucketed bool, b bucket.Bucket) string {
-	buf := k.encode(make([]byte, 0, 32))
+	var stack [64]byte
+	return string(appendPartitionKey(stack[:0], k, bucketed, b))
+}
+
+// appendPartitionKey appends partitionKey's text to buf.
+func appendPartitionKey(buf []byte, k Key, bucketed bool, b bucket.Bucket) []byte {
+	buf = k.encode(buf)
 	if bucketed {
 		buf = append(buf, '/')
 		buf = strconv.AppendInt(buf, int64(b), 10)
 	}
-	return string(buf)
+	return buf
 }
 
 // derefValue returns the value v holds, following pointers; a nil pointer is

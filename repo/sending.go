@@ -134,10 +134,20 @@ func (s *keySpy) Value(key any) any {
 // from there let a write with rollups run for nearly two, past what
 // RollupDelay waits for every write begun before an interval's end.
 func (r *Repo[T]) sending(ctx context.Context) (context.Context, context.CancelFunc) {
-	if sc, ok := ctx.(*sendingCtx); ok {
-		return sc, noCancel
+	return r.sendingIn(ctx, nil), noCancel
+}
+
+// sendingIn is sending's context, made in sc when it is not nil (a Put's,
+// in its putCall), else in a new one.
+func (r *Repo[T]) sendingIn(ctx context.Context, sc *sendingCtx) context.Context {
+	if own, ok := ctx.(*sendingCtx); ok {
+		return own
 	}
-	return &sendingCtx{parent: ctx, dl: r.deadlines.get(time.Now())}, noCancel
+	if sc == nil {
+		sc = new(sendingCtx)
+	}
+	*sc = sendingCtx{parent: ctx, dl: r.deadlines.get(time.Now())}
+	return sc
 }
 
 func noCancel() {}
