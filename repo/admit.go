@@ -127,8 +127,8 @@ var errStatementFailed = errors.New("repo: a statement of the operation failed")
 // two rounds is admitted once, for all its rows) or admission is off.
 //
 // The lanes an outer operation's mark holds are copied now, so that
-// neither admit nor shedEarly walks ctx's chain again (on a miss, the
-// caller's whole chain: three walks a Put).
+// neither admit nor shedEarly walks ctx's chain again: on a miss a walk
+// goes through the caller's whole chain, and a Put walked it three times.
 func (r *Repo[T]) mark(ctx context.Context, ln admission.Lane) *admitted {
 	return r.markIn(ctx, ln, nil)
 }

@@ -152,10 +152,10 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 }
 
 // putCall is what a Put allocates for the whole call, in one object: its
-// admission mark, its sending context and its fan-out, each an allocation
-// of its own before (issue 26). The driver may keep the contexts after
-// the call (a late response's); they keep the object alive that long, as
-// they kept their own.
+// admission mark, its sending context and its fan-out (unused by an atomic
+// Put), each an allocation of its own before (issue 26). The driver may
+// keep the contexts after the call (a late response's); they keep the
+// object alive that long, as they kept their own.
 type putCall struct {
 	mark admitted
 	send sendingCtx

@@ -84,7 +84,7 @@ func (rw row) insertBound(cl gocql.Consistency, ttl int, ts any) Statement {
 
 // insertBoundIn is insertBound with the insert's values in args when it
 // holds them (insertArgsLen; nil: a new slice): a Put's fan-out keeps every
-// row's in one allocation.
+// row's in one allocation. A latest-value view's batch binds its own.
 func (rw row) insertBoundIn(args []any, cl gocql.Consistency, ttl int, ts any) Statement {
 	if !rw.v.spec.IsLatest() {
 		return rw.v.own(write(rw.v.spec.Name, "insert", rw.v.stmts.insert, cl, rw.insertArgsIn(args, ttl, ts)))
