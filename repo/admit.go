@@ -125,27 +125,31 @@ var errStatementFailed = errors.New("repo: a statement of the operation failed")
 // its partitions (parts) and acquire with admit; nil when ctx's operation
 // already holds the lane (a Delete that looks its item up and deletes in
 // two rounds is admitted once, for all its rows) or admission is off.
-//
-// The lanes an outer operation's mark holds are copied now, so that
-// neither admit nor shedEarly walks ctx's chain again: on a miss a walk
-// goes through the caller's whole chain, and a Put walked it three times.
 func (r *Repo[T]) mark(ctx context.Context, ln admission.Lane) *admitted {
-	return r.markIn(ctx, ln, nil)
+	outer, ok := r.admitting(ctx, ln)
+	if !ok {
+		return nil
+	}
+	return outer.markIn(ctx, new(admitted))
 }
 
-// markIn is mark in a when it is not nil (a Put's, in its putCall), else
-// in a new one.
-func (r *Repo[T]) markIn(ctx context.Context, ln admission.Lane, a *admitted) *admitted {
+// admitting reports whether an operation of lane ln under ctx is to be
+// admitted (admission is on, and ctx's operation does not hold the lane),
+// with the mark of ctx's operation (nil: none), for markIn. The lanes it
+// holds are copied into the new mark, so that admit does not walk ctx's
+// chain again: on a miss a walk goes through the caller's whole chain,
+// and a Put walked it three times.
+func (r *Repo[T]) admitting(ctx context.Context, ln admission.Lane) (outer *admitted, ok bool) {
 	if !r.opts.Admission.Enabled() {
-		return nil
+		return nil, false
 	}
-	outer := admittedOf(ctx)
-	if outer.holds(ln) {
-		return nil
-	}
-	if a == nil {
-		a = new(admitted)
-	}
+	outer = admittedOf(ctx)
+	return outer, !outer.holds(ln)
+}
+
+// markIn makes in a the mark of an operation under ctx, inside outer's
+// (admitting; nil: none), and returns a (a Put's lives in its putCall).
+func (outer *admitted) markIn(ctx context.Context, a *admitted) *admitted {
 	a.Context = ctx
 	if outer != nil {
 		a.lanes = outer.lanes // not yet ln's: a is nobody's context before admit
@@ -170,12 +174,12 @@ func (r *Repo[T]) admit(ctx context.Context, a *admitted, ln admission.Lane, n i
 	return a, a, nil
 }
 
-// shedEarly refuses a write of n statements or more, marked a (mark; nil:
-// admitted already, or admission is off), before its rows are derived,
-// when admission would refuse it anyway: under a standing overload a shed
-// call then costs a lock, not the rows' reflection.
-func (r *Repo[T]) shedEarly(ctx context.Context, a *admitted, n int) error {
-	if a == nil {
+// shedEarly refuses a write of n statements or more that is to be
+// admitted (admitting), before its rows are derived, when admission would
+// refuse it anyway: under a standing overload a shed call then costs a
+// lock, not the rows' reflection nor the call's objects.
+func (r *Repo[T]) shedEarly(ctx context.Context, admit bool, n int) error {
+	if !admit {
 		return nil
 	}
 	return r.opts.Admission.Check(ctx, admission.Write, n)

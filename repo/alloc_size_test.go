@@ -1,6 +1,8 @@
 package repo
 
 import (
+	"errors"
+	"runtime"
 	"testing"
 	"unsafe"
 )
@@ -15,5 +17,24 @@ func TestPutCallSize(t *testing.T) {
 	}
 	if got := unsafe.Sizeof(putCall{}); got > 768 {
 		t.Errorf("putCall is %d bytes, over the 768-byte size class", got)
+	}
+}
+
+// TestRefusedPutAllocatesNoCall: a Put refused by its checks (here a nil
+// item) allocates none of the putCall, which is made once the call is
+// checked, so bad input and shed calls stay cheap under overload.
+func TestRefusedPutAllocatesNoCall(t *testing.T) {
+	f := newChat(t, Options{})
+	const calls = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range calls {
+		if err := f.r.Put(t.Context(), nil); !errors.Is(err, ErrBadItem) {
+			t.Fatalf("Put(nil): %v, want ErrBadItem", err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / calls; per >= uint64(unsafe.Sizeof(putCall{})) {
+		t.Errorf("a refused Put allocated %d bytes, as much as a putCall (%d)", per, unsafe.Sizeof(putCall{}))
 	}
 }

@@ -117,9 +117,8 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err != nil {
 		return err
 	}
-	call := new(putCall)
-	marked := r.markIn(ctx, admission.Write, &call.mark) // admission (admit.go): nil when off, or held by ctx's operation
-	if err := r.shedEarly(ctx, marked, len(r.order)); err != nil {
+	outer, admit := r.admitting(ctx, admission.Write) // admission (admit.go): not when off, or held by ctx's operation
+	if err := r.shedEarly(ctx, admit, len(r.order)); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
 	}
 	rows, err := r.placedRows(ctx, item, cfg)
@@ -134,6 +133,11 @@ func (r *Repo[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return r.nothingWritten(err, cfg.timestamp)
+	}
+	call := new(putCall) // once the call is checked: one refused or shed allocates none of it
+	var marked *admitted
+	if admit {
+		marked = outer.markIn(ctx, &call.mark)
 	}
 	var f *fanout
 	if !r.opts.Write.Atomic {

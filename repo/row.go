@@ -113,7 +113,7 @@ func sameID(rows []row, v *view) *row {
 // rowOf derives the row of iv in v, its key in key (len(v.spec.Key) values),
 // from fields and facts (fieldSet.load; nil: read from iv), with the ID
 // (and the bucket, under the same scheme) of same when it is not nil,
-// checked as d says.
+// checked as d says, and named (name).
 // Two parameters, not one struct: the row keeps fields, and a struct
 // holding both would have taken facts off the stack with it.
 func (r *Repo[T]) rowOf(v *view, iv reflect.Value, d derivation, key Key, fields []any, facts []fieldFacts, same *row) (row, error) {
