@@ -157,3 +157,26 @@ func BenchmarkSingleRowWriteTopRewrite(b *testing.B) {
 		m.SingleRowWrite("message_by_id", "large-3", 1, 200)
 	}
 }
+
+// BenchmarkStatementObserveShared is one statement observer (a counter
+// and a histogram) observed from one goroutine, then from every processor
+// at once: what the cache lines the cores pass between them cost an
+// observation (BENCHMARKS.md, twelfth round).
+func BenchmarkStatementObserveShared(b *testing.B) {
+	m, _ := newTestMetrics(b, Config{})
+	ctx := context.Background()
+	q := observed(2*time.Millisecond, 0, nil)
+	obs := m.Statement("messages_by_channel", "insert", gocql.LocalQuorum)
+	b.Run("one", func(b *testing.B) {
+		for b.Loop() {
+			obs.ObserveQuery(ctx, q)
+		}
+	})
+	b.Run("all", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				obs.ObserveQuery(ctx, q)
+			}
+		})
+	})
+}
