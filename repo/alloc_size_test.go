@@ -26,15 +26,19 @@ func TestPutCallSize(t *testing.T) {
 func TestRefusedPutAllocatesNoCall(t *testing.T) {
 	f := newChat(t, Options{})
 	const calls = 200
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range calls {
-		if err := f.r.Put(t.Context(), nil); !errors.Is(err, ErrBadItem) {
-			t.Fatalf("Put(nil): %v, want ErrBadItem", err)
+	least := ^uint64(0) // the quietest of a few rounds: anything else allocating only adds
+	for range 5 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range calls {
+			if err := f.r.Put(t.Context(), nil); !errors.Is(err, ErrBadItem) {
+				t.Fatalf("Put(nil): %v, want ErrBadItem", err)
+			}
 		}
+		runtime.ReadMemStats(&after)
+		least = min(least, (after.TotalAlloc-before.TotalAlloc)/calls)
 	}
-	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / calls; per >= uint64(unsafe.Sizeof(putCall{})) {
-		t.Errorf("a refused Put allocated %d bytes, as much as a putCall (%d)", per, unsafe.Sizeof(putCall{}))
+	if least >= uint64(unsafe.Sizeof(putCall{})) {
+		t.Errorf("a refused Put allocated %d bytes, as much as a putCall (%d)", least, unsafe.Sizeof(putCall{}))
 	}
 }
