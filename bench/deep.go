@@ -131,8 +131,8 @@ func (e *env) deepBaseline(ctx context.Context) (walkLog, error) {
 // later pages cost more than early ones.
 func (e *env) deep(ctx context.Context) (Scenario, error) {
 	c := e.cfg
-	ts := e.tally(nameTS, false, e.tsQueries)
-	bl := e.tally("hand-written cursor", true, e.baseCount.load)
+	ts := e.tally("deep", nameTS, false, e.tsQueries)
+	bl := e.tally("deep", "hand-written cursor", true, e.baseCount.load)
 	logs := map[*tally][]walkLog{}
 	run := func(t *tally, walk func(context.Context) (walkLog, error)) func() error {
 		return func() error {

@@ -66,9 +66,9 @@ func (e *env) dense(ctx context.Context) (Scenario, error) {
 		}
 		return wantPage("baseline SELECT", len(items), c.Page)
 	}
-	ts := e.tally(nameTS, false, e.tsQueries)
-	noIdx := e.tally("tsbucket, no presence index", false, e.tsQueries)
-	bl := e.tally(nameBaseline, true, e.baseCount.load)
+	ts := e.tally("dense", nameTS, false, e.tsQueries)
+	noIdx := e.tally("dense", "tsbucket, no presence index", false, e.tsQueries)
+	bl := e.tally("dense", nameBaseline, true, e.baseCount.load)
 	run := func(t *tally, op func(context.Context) error) func() error {
 		return func() error {
 			return t.measure(ctx, func(ctx context.Context) (block, error) {

@@ -15,8 +15,8 @@ func (e *env) empty(ctx context.Context) (Scenario, error) {
 	c := e.cfg
 	rng := rand.New(rand.NewPCG(6, 6))
 	key := func() int64 { return 1<<40 + rng.Int64N(1<<40) } // no loaded channel is this large
-	ts := e.tally(nameTS, false, e.tsQueries)
-	bl := e.tally(nameBaseline, true, e.baseCount.load)
+	ts := e.tally("empty", nameTS, false, e.tsQueries)
+	bl := e.tally("empty", nameBaseline, true, e.baseCount.load)
 	tsRead := func(ctx context.Context) error {
 		p, err := e.chatRead.Latest(ctx, "messages_by_channel", repo.Key{key()}, c.Page)
 		if err != nil {

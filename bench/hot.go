@@ -44,8 +44,8 @@ func (e *env) hotRound(ctx context.Context, r *repo.Repo[refmodel.Message]) ([]t
 // hot is scenario 4: identical concurrent reads, coalesced and not.
 func (e *env) hot(ctx context.Context) (Scenario, error) {
 	c := e.cfg
-	co := e.tally(nameTS+" (coalescing)", false, e.hotCount.load)
-	no := e.tally(nameTS+", NoCoalesce", true, e.hotCount.load)
+	co := e.tally("hot", nameTS+" (coalescing)", false, e.hotCount.load)
+	no := e.tally("hot", nameTS+", NoCoalesce", true, e.hotCount.load)
 	maxQ := map[*tally]int64{}
 	var wall time.Duration
 	run := func(t *tally, r *repo.Repo[refmodel.Message]) func() error {

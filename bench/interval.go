@@ -13,6 +13,13 @@ type Block struct {
 	Seconds float64 `json:"seconds"`
 	CPUus   float64 `json:"cpu_us"` // the process's CPU over the block, µs
 	Mallocs uint64  `json:"mallocs"`
+	// SysUs is the system part of CPUus; Switches and Preempted count
+	// the process's threads' voluntary and involuntary context switches
+	// over the block (getrusage). Zero in results from before they were
+	// recorded.
+	SysUs     float64 `json:"sys_us,omitempty"`
+	Switches  int64   `json:"switches,omitempty"`
+	Preempted int64   `json:"preempted,omitempty"`
 }
 
 // Per-block figures a ratio target compares.

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,46 @@ func TestMeasureRecordsBlocks(t *testing.T) {
 		if b.Ops != 14 || b.Seconds != 2 {
 			t.Errorf("block %d: %+v; want 14 ops in 2 s", i, b)
 		}
+	}
+}
+
+// TestMeasureSplitsCPU: a block's process CPU is split into its system
+// part and counts the threads' waits: a block that sleeps parks its
+// thread (a voluntary switch), one that reads /dev/zero spends system
+// time (the kernel zeroes the buffer; a write to /dev/null costs it
+// next to nothing).
+func TestMeasureSplitsCPU(t *testing.T) {
+	tl := &tally{name: "v", queries: func() int64 { return 0 }}
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Skipf("no /dev/zero here: %v", err)
+	}
+	defer zero.Close()
+	buf := make([]byte, 1<<20)
+	err = tl.measure(context.Background(), func(context.Context) (block, error) {
+		for range 5 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		for start := time.Now(); time.Since(start) < 200*time.Millisecond; {
+			if _, err := zero.Read(buf); err != nil {
+				return block{}, err
+			}
+		}
+		return block{lat: make([]time.Duration, 10)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tl.variant()
+	b := v.Blocks[0]
+	if b.Switches == 0 {
+		t.Errorf("block %+v: no voluntary context switch over five sleeps", b)
+	}
+	if b.SysUs <= 0 || b.SysUs > b.CPUus {
+		t.Errorf("block %+v: system CPU %v µs of %v µs; want some, at most the whole", b, b.SysUs, b.CPUus)
+	}
+	if math.Abs(v.SysCPUPerOp-b.SysUs/10) > 0.001 || math.Abs(v.SwitchesPerOp-float64(b.Switches)/10) > 0.001 {
+		t.Errorf("variant %+v: per op figures not the block's over its 10 ops", v)
 	}
 }
 

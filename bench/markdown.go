@@ -61,17 +61,23 @@ func writeScenario(b *strings.Builder, s Scenario) {
 	fmt.Fprintf(b, "\n#### %s\n\n%s. One op: %s.\n\n", s.Title, capitalize(s.Mode), s.Unit)
 	var base Variant
 	node := false // the node's CPU was measured (Config.NodePIDs)
+	sys := false  // the client's CPU was split into user and system (results from before were not)
 	for _, v := range s.Variants {
 		if v.Baseline {
 			base = v
 		}
 		node = node || v.NodeCPUPerOp > 0
+		sys = sys || v.SysCPUPerOp > 0
 	}
 	b.WriteString("| variant | ops | p50 ms | p99 ms | max ms | ops/s | queries/op | allocs/op | KiB/op | p50 vs baseline | p99 vs baseline | CPU µs/op | CPU vs baseline | allocs vs baseline |")
 	sep := "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	if node {
 		b.WriteString(" node CPU µs/op | node CPU vs baseline |")
 		sep += "---|---|"
+	}
+	if sys {
+		b.WriteString(" of CPU µs/op, user : sys |")
+		sep += "---|"
 	}
 	b.WriteString("\n" + sep + "\n")
 	for _, v := range s.Variants {
@@ -85,6 +91,9 @@ func writeScenario(b *strings.Builder, s Scenario) {
 			num(v.CPUPerOp), num(ratio(v.CPUPerOp, base.CPUPerOp)), num(ratio(v.AllocsPerOp, base.AllocsPerOp)))
 		if node {
 			fmt.Fprintf(b, " %s | %sx |", num(v.NodeCPUPerOp), num(ratio(v.NodeCPUPerOp, base.NodeCPUPerOp)))
+		}
+		if sys {
+			fmt.Fprintf(b, " %s : %s |", num(v.CPUPerOp-v.SysCPUPerOp), num(v.SysCPUPerOp))
 		}
 		b.WriteString("\n")
 	}

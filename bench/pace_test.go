@@ -149,17 +149,18 @@ func TestTallyMeasure(t *testing.T) {
 }
 
 // TestMeasureLabelsVariant: the goroutines a measured block starts carry
-// its variant's profiler label, with the labels of the context measure
+// its variant's and its scenario's profiler labels, with the labels of the context measure
 // was given, and so does the context the block is given (a Put's senders
 // take their labels from it), so a CPU profile can be split by variant.
 func TestMeasureLabelsVariant(t *testing.T) {
-	tl := &tally{name: "labelled variant", queries: func() int64 { return 0 }}
+	tl := &tally{scenario: "labelled scenario", name: "labelled variant", queries: func() int64 { return 0 }}
 	ctx := pprof.WithLabels(context.Background(), pprof.Labels("step", "labelled step"))
 	var profile bytes.Buffer
-	var fromCtx [2]string
+	var fromCtx [3]string
 	err := tl.measure(ctx, func(ctx context.Context) (block, error) {
 		fromCtx[0], _ = pprof.Label(ctx, "step")
 		fromCtx[1], _ = pprof.Label(ctx, "variant")
+		fromCtx[2], _ = pprof.Label(ctx, "scenario")
 		started, release := make(chan struct{}), make(chan struct{})
 		go func() { close(started); <-release }()
 		<-started
@@ -170,10 +171,10 @@ func TestMeasureLabelsVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `"step":"labelled step", "variant":"labelled variant"`; !strings.Contains(profile.String(), want) {
+	if want := `"scenario":"labelled scenario", "step":"labelled step", "variant":"labelled variant"`; !strings.Contains(profile.String(), want) {
 		t.Fatalf("no goroutine labelled %s in the goroutine profile:\n%s", want, profile.String())
 	}
-	if want := [2]string{"labelled step", "labelled variant"}; fromCtx != want {
-		t.Errorf("the block's context has labels step=%q, variant=%q; want %q, %q", fromCtx[0], fromCtx[1], want[0], want[1])
+	if want := [3]string{"labelled step", "labelled variant", "labelled scenario"}; fromCtx != want {
+		t.Errorf("the block's context has labels step, variant, scenario %q; want %q", fromCtx, want)
 	}
 }

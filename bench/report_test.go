@@ -51,6 +51,29 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
+// TestMarkdownSysCPU: a scenario whose client CPU was split into user and
+// system gets the split in a column of its own; one without keeps its
+// table.
+func TestMarkdownSysCPU(t *testing.T) {
+	r := sampleReport()
+	deep := r.Scenarios[1].Variants
+	deep[0].CPUPerOp, deep[0].SysCPUPerOp = 50, 12.5
+	deep[1].CPUPerOp, deep[1].SysCPUPerOp = 40, 10
+	md := r.Markdown()
+	for _, want := range []string{
+		"| CPU µs/op | CPU vs baseline | allocs vs baseline | of CPU µs/op, user : sys |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+		"| 50.0 | 1.25x | 1.00x | 37.5 : 12.5 |",
+		"| 40.0 | 1.00x | 1.00x | 30.0 : 10.0 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if dense := md[:strings.Index(md, "#### Deep")]; strings.Contains(dense, "user : sys") {
+		t.Errorf("a scenario without the split got its column:\n%s", dense)
+	}
+}
+
 // TestMarkdownNodeCPU: a scenario whose node CPU was measured gets its
 // columns; one without keeps the table it had.
 func TestMarkdownNodeCPU(t *testing.T) {

@@ -83,6 +83,18 @@ type Variant struct {
 	// over the measured blocks per op, in microseconds: the client's cost
 	// even where the server bounds throughput.
 	CPUPerOp float64 `json:"cpu_us_per_op"`
+	// SysCPUPerOp is the system part of CPUPerOp: the kernel's work for
+	// the process (socket reads and writes, futex waits and wakes), the
+	// rest being user space, tsbucket's and the driver's code, the
+	// runtime's scheduler and collector.
+	SysCPUPerOp float64 `json:"sys_cpu_us_per_op"`
+	// SwitchesPerOp and PreemptedPerOp are the process's threads'
+	// voluntary context switches (a thread waiting: an idle scheduler
+	// parking it, a blocking syscall) and involuntary ones (the kernel
+	// giving the core to another thread, the node's on this machine)
+	// over the measured blocks, per op.
+	SwitchesPerOp  float64 `json:"switches_per_op"`
+	PreemptedPerOp float64 `json:"preempted_per_op"`
 	// GCPerOp is the garbage collector's share of CPUPerOp, as the runtime
 	// estimates it: a collection is the process's, charged to the block it
 	// happened in, so it weighs the live heap of every variant alike.

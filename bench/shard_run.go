@@ -100,10 +100,11 @@ type shardVariant struct {
 	spread map[string]int64
 }
 
-func (e *shardEnv) variants() []*shardVariant {
+// variants are the two sides of the scenario id, each tallied apart.
+func (e *shardEnv) variants(id string) []*shardVariant {
 	return []*shardVariant{
-		{t: &tally{name: nameUnsharded, baseline: true, queries: e.plainC.total}, r: e.plain, view: viewPlain, c: e.plainC, spread: map[string]int64{}},
-		{t: &tally{name: fmt.Sprintf("%s (%d shards, merged read)", nameSharded, e.cfg.Shards), queries: e.shardC.total}, r: e.shard, view: viewSharded, c: e.shardC, spread: map[string]int64{}},
+		{t: &tally{scenario: id, name: nameUnsharded, baseline: true, queries: e.plainC.total}, r: e.plain, view: viewPlain, c: e.plainC, spread: map[string]int64{}},
+		{t: &tally{scenario: id, name: fmt.Sprintf("%s (%d shards, merged read)", nameSharded, e.cfg.Shards), queries: e.shardC.total}, r: e.shard, view: viewSharded, c: e.shardC, spread: map[string]int64{}},
 	}
 }
 
@@ -136,7 +137,7 @@ func (v *shardVariant) latest(ctx context.Context, page int) ([]refmodel.Message
 // latest reads the newest page of the hot channel, ReadOps times per round
 // and variant, one caller; the two views must return the same page.
 func (e *shardEnv) latest(ctx context.Context) (Scenario, []NodeSpread, error) {
-	vs := e.variants()
+	vs := e.variants("hotshard-latest")
 	var pages [2][]int64
 	for i, v := range vs { // prepares the statements, unmeasured
 		items, err := v.latest(ctx, e.cfg.Page)
@@ -205,7 +206,7 @@ func (e *shardEnv) walk(ctx context.Context, v *shardVariant) (walkLog, []int64,
 // deepWalks walks DeepPages pages back through each view, one walk per
 // variant per round; the walks must see the same items.
 func (e *shardEnv) deepWalks(ctx context.Context) (Scenario, []NodeSpread, error) {
-	vs := e.variants()
+	vs := e.variants("hotshard-deep")
 	logs := make([][]walkLog, len(vs))
 	seen := make([][]int64, len(vs))
 	runs := make([]func() error, len(vs))
@@ -240,7 +241,7 @@ func (e *shardEnv) deepWalks(ctx context.Context) (Scenario, []NodeSpread, error
 // hotWrites puts new messages of the hot channel through each view,
 // WriteWorkers callers, in 2*Rounds interleaved blocks per variant.
 func (e *shardEnv) hotWrites(ctx context.Context, g *ids) (Scenario, []NodeSpread, error) {
-	vs := e.variants()
+	vs := e.variants("hotshard-write")
 	var n atomic.Int64
 	ops := make([]func(context.Context, int) error, len(vs))
 	for i, v := range vs {

@@ -51,8 +51,8 @@ func (e *env) sparse(ctx context.Context) (Scenario, error) {
 	c := e.cfg
 	limit := min(c.Page, c.SparseItems)
 	key := repo.Key{sparseSite}
-	ts := e.tally(nameTS, false, e.tsQueries)
-	bl := e.tally("naive bucket walk", true, e.baseCount.load)
+	ts := e.tally("sparse", nameTS, false, e.tsQueries)
+	bl := e.tally("sparse", "naive bucket walk", true, e.baseCount.load)
 	tsRead := func(ctx context.Context) error {
 		p, err := e.iot.Latest(ctx, "readings_by_site", key, limit)
 		if err != nil {

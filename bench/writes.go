@@ -174,13 +174,13 @@ func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
 			return nil, err
 		}
 	}
-	extra := []measured{{e.tally(nameTS+", no metrics", false, e.hotCount.load), putBare}}
+	extra := []measured{{e.tally("put", nameTS+", no metrics", false, e.hotCount.load), putBare}}
 	if c.PutSpin > 0 {
 		spun := w.eachMessage(func(ctx context.Context, m refmodel.Message) error {
 			busy(c.PutSpin)
 			return e.putBaseline(ctx, m)
 		})
-		extra = append(extra, measured{e.tally(spinName(c.PutSpin), false, e.baseCount.load), spun})
+		extra = append(extra, measured{e.tally("put", spinName(c.PutSpin), false, e.baseCount.load), spun})
 	}
 	single, err := e.writeScenario(ctx, "put", fmt.Sprintf("Fan-out write of one message to 3 views (%d concurrent callers)", c.WriteWorkers),
 		c.WriteWorkers, 1, put, putBase, extra...)
@@ -207,12 +207,14 @@ func (e *env) writes(ctx context.Context, g *ids) ([]Scenario, error) {
 
 // pacedPut is the Put scenario again at one offered rate, the same for
 // every variant: half the baseline's closed-loop throughput, which each
-// sustains. Its client CPU per op compares the work of one Put at equal
-// load. The closed loop cannot: there the driver's write coalescer sends
-// what a 200 µs window gathered in one syscall, and the reads come back
-// in as few, so a variant that runs slower (the server shares the two
-// cores) also pays more syscalls and wake-ups per op, and its CPU per op
-// rises with the gap in throughput, whatever its own code costs.
+// sustains. Its client CPU per op compares one Put at equal load, where
+// the driver's write coalescer gathers as many statements per syscall for
+// every variant. It is not each variant's own work alone: with cores
+// idle part of the time, the hand-written Put's two new goroutines per
+// call wake idle threads more often than tsbucket's senders do (more
+// voluntary context switches and system time per op), which offsets part
+// of tsbucket's own work; the closed loop, whose cores are never idle,
+// shows that work whole (BENCHMARKS.md, thirteenth round of issue 26).
 func (e *env) pacedPut(ctx context.Context, baseThroughput float64, put, putBase, putBare func(context.Context, int) error) (Scenario, error) {
 	c := e.cfg
 	rate := math.Round(baseThroughput / 2)
@@ -220,9 +222,9 @@ func (e *env) pacedPut(ctx context.Context, baseThroughput float64, put, putBase
 		return Scenario{}, fmt.Errorf("bench: paced put: the baseline's closed-loop throughput is %g/s", baseThroughput)
 	}
 	n := max(1, int(rate*c.WriteBlock.Seconds()*2)) // calls per block: twice a closed-loop block's duration
-	ts := e.tally(nameTS, false, e.tsQueries)
-	bl := e.tally(nameBaseline, true, e.baseCount.load)
-	bare := e.tally(nameTS+", no metrics", false, e.hotCount.load)
+	ts := e.tally("put-paced", nameTS, false, e.tsQueries)
+	bl := e.tally("put-paced", nameBaseline, true, e.baseCount.load)
+	bare := e.tally("put-paced", nameTS+", no metrics", false, e.hotCount.load)
 	run := func(t *tally, op func(context.Context, int) error) func() error {
 		return func() error {
 			return t.measure(ctx, func(ctx context.Context) (block, error) {
@@ -247,8 +249,8 @@ func (e *env) pacedPut(ctx context.Context, baseThroughput float64, put, putBase
 	s.Targets = append(costTargets(t, b),
 		cpuTarget("client CPU per op with metrics vs without", t, nb, 1.03))
 	s.Notes = []string{
-		"The closed-loop Put above measures throughput; its CPU per op also carries the syscalls the driver could not coalesce at the lower throughput. At one rate for all, as here, the CPU per op is each variant's own work (issue 26).",
-		"CPU per op is higher than in the closed loop: at this rate fewer statements share each write and read syscall of the driver.",
+		"At one rate for all, as here, the driver gathers as many statements per syscall for every variant. With cores idle part of the time, the hand-written Put's new goroutines wake idle threads more often (more system time per op), which offsets part of tsbucket's own work; the closed loop above shows that work whole (issue 26).",
+		"CPU per op is higher than in the closed loop: at this rate fewer statements share each write and read syscall of the driver, and idle threads are woken more often.",
 	}
 	return s, nil
 }
@@ -285,8 +287,8 @@ type measured struct {
 // interleaved; each call writes perCall messages.
 func (e *env) writeScenario(ctx context.Context, id, title string, workers, perCall int, op, base func(context.Context, int) error, extra ...measured) (Scenario, error) {
 	vs := append([]measured{
-		{e.tally(nameTS, false, e.tsQueries), op},
-		{e.tally(nameBaseline, true, e.baseCount.load), base},
+		{e.tally(id, nameTS, false, e.tsQueries), op},
+		{e.tally(id, nameBaseline, true, e.baseCount.load), base},
 	}, extra...)
 	runs := make([]func() error, len(vs))
 	for i, v := range vs {

@@ -9,13 +9,18 @@
 //
 // Each DIR is a tsbucket-bench output directory (-out DIR) of a run made
 // with -cpuprofile DIR/cpu.prof: its profile's samples labelled
-// variant=<variant> (every measured block is; see bench's tally.measure)
-// under a frame matching -focus are summed by category over the DIRs,
-// then divided by the variant's operations in the -scenario list
-// (results.json), summed likewise. Every block of a variant carries its
-// label whatever its scenario, so the list names the scenarios whose calls
-// -focus selects: put,put-paced for a Put variant (the hand-written bulk
-// write of putmany shares the baseline's name, and putBaseline's -focus
-// leaves it out). It prints microseconds per operation, per category and
-// in total. It runs `go tool pprof`, so it needs the go command.
+// variant=<variant> and scenario=<one of the -scenario list> (every
+// measured block carries both; see bench's tally.measure) under a frame
+// matching -focus are summed by category over the DIRs, then divided by
+// the variant's operations in those scenarios (results.json), summed
+// likewise. So -scenario put splits the closed-loop Put's time alone,
+// -scenario put-paced the paced one's.
+//
+// Profiles of runs from before the scenario label (2026-12-05) carry the
+// variant's label alone, whatever its scenario: for those the list must
+// name the scenarios whose calls -focus selects, put,put-paced for a Put
+// variant (the hand-written bulk write of putmany shares the baseline's
+// name, and putBaseline's -focus leaves it out). It prints microseconds
+// per operation, per category and in total. It runs `go tool pprof`, so
+// it needs the go command.
 package main

@@ -37,12 +37,12 @@ func measure(dirs []string, scenario, variant, focus string) (map[string]float64
 	shares := map[string]float64{}
 	var ops int64
 	for _, dir := range dirs {
-		n, err := opsOf(filepath.Join(dir, "results.json"), scenario, variant)
+		n, others, err := opsOf(filepath.Join(dir, "results.json"), scenario, variant)
 		if err != nil {
 			return nil, 0, err
 		}
 		ops += n
-		top, err := pprofTop(filepath.Join(dir, "cpu.prof"), variant, focus)
+		top, err := pprofTop(filepath.Join(dir, "cpu.prof"), variant, others, focus)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -57,15 +57,19 @@ func measure(dirs []string, scenario, variant, focus string) (map[string]float64
 }
 
 // opsOf is the operations of variant in the scenarios (comma-separated
-// IDs), from a results.json. The blocks of every scenario with a variant
-// of that name carry the same label (bench's tally.measure): the
+// IDs), from a results.json, and the other scenarios that have a variant
+// of that name, whose samples are to be left out. The blocks of a
+// variant carry its name in their variant label, whatever their
+// scenario, and their scenario's ID in their scenario label (bench's
+// tally.measure), which the profile's samples are filtered by. Profiles
+// of runs from before that label have none to filter by: there the
 // scenarios named must be those whose calls -focus selects (put and
 // put-paced for a Put variant), or the time of some would be divided by
 // the operations of others.
-func opsOf(path, scenarios, variant string) (int64, error) {
+func opsOf(path, scenarios, variant string) (ops int64, others []string, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	var r struct {
 		Scenarios []struct {
@@ -77,10 +81,9 @@ func opsOf(path, scenarios, variant string) (int64, error) {
 		} `json:"scenarios"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
+		return 0, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	want := strings.Split(scenarios, ",")
-	var ops int64
 	var labelled []string // the scenarios that have the variant
 	for _, s := range r.Scenarios {
 		for _, v := range s.Variants {
@@ -88,23 +91,29 @@ func opsOf(path, scenarios, variant string) (int64, error) {
 				labelled = append(labelled, s.ID)
 				if slices.Contains(want, s.ID) {
 					ops += v.Ops
+				} else {
+					others = append(others, s.ID)
 				}
 			}
 		}
 	}
 	for _, id := range want {
 		if !slices.Contains(labelled, id) {
-			return 0, fmt.Errorf("%s: no variant %q in scenario %q", path, variant, id)
+			return 0, nil, fmt.Errorf("%s: no variant %q in scenario %q", path, variant, id)
 		}
 	}
-	return ops, nil
+	return ops, others, nil
 }
 
 // pprofTop is `go tool pprof -top` of every function's own samples in the
-// variant's goroutines.
-func pprofTop(profile, variant, focus string) (string, error) {
+// variant's goroutines, but for those labelled with one of the scenarios
+// others.
+func pprofTop(profile, variant string, others []string, focus string) (string, error) {
 	args := []string{"tool", "pprof", "-top", "-nodecount=1000000", "-nodefraction=0", "-edgefraction=0",
 		"-tagfocus=variant=" + tagPattern(variant)}
+	if len(others) > 0 {
+		args = append(args, "-tagignore=scenario="+anyOf(others))
+	}
 	if focus != "" {
 		args = append(args, "-focus="+focus)
 	}
@@ -119,6 +128,16 @@ func pprofTop(profile, variant, focus string) (string, error) {
 // commas, so a comma in the name is matched by any character.
 func tagPattern(name string) string {
 	return "^" + strings.ReplaceAll(regexp.QuoteMeta(name), ",", ".") + "$"
+}
+
+// anyOf matches exactly any of names (pprof's -tagignore takes a list of
+// patterns separated by commas, any of which may match).
+func anyOf(names []string) string {
+	pats := make([]string, len(names))
+	for i, n := range names {
+		pats[i] = tagPattern(n)
+	}
+	return strings.Join(pats, ",")
 }
 
 // topLine is a line of `go tool pprof -top`: flat, flat%, sum%, cum,

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,6 +76,9 @@ func TestTagPattern(t *testing.T) {
 	if got, want := tagPattern("tsbucket, no metrics"), `^tsbucket. no metrics$`; got != want {
 		t.Errorf("tagPattern = %q, want %q", got, want)
 	}
+	if got, want := anyOf([]string{"put-paced", "putmany"}), `^put-paced$,^putmany$`; got != want {
+		t.Errorf("anyOf = %q, want %q", got, want)
+	}
 }
 
 // TestOpsOf: a variant's operations are summed over the scenarios named
@@ -89,13 +93,16 @@ func TestOpsOf(t *testing.T) {
 	if err := os.WriteFile(path, []byte(results), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := opsOf(path, "put,put-paced", "tsbucket, no metrics"); err != nil || got != 150 {
-		t.Errorf("put,put-paced: got %d, %v; want 150", got, err)
+	if got, others, err := opsOf(path, "put,put-paced", "tsbucket, no metrics"); err != nil || got != 150 || len(others) != 0 {
+		t.Errorf("put,put-paced: got %d, others %q, %v; want 150, none", got, others, err)
 	}
-	if got, err := opsOf(path, "put", "hand-written gocql"); err != nil || got != 120 {
-		t.Errorf("hand-written put: got %d, %v; want 120", got, err)
+	if got, others, err := opsOf(path, "put", "tsbucket, no metrics"); err != nil || got != 100 || !slices.Equal(others, []string{"put-paced"}) {
+		t.Errorf("put alone: got %d, others %q, %v; want 100, put-paced left out", got, others, err)
 	}
-	if _, err := opsOf(path, "put,put-paced", "hand-written gocql"); err == nil || !strings.Contains(err.Error(), `"put-paced"`) {
+	if got, others, err := opsOf(path, "put", "hand-written gocql"); err != nil || got != 120 || !slices.Equal(others, []string{"putmany"}) {
+		t.Errorf("hand-written put: got %d, others %q, %v; want 120, putmany left out", got, others, err)
+	}
+	if _, _, err := opsOf(path, "put,put-paced", "hand-written gocql"); err == nil || !strings.Contains(err.Error(), `"put-paced"`) {
 		t.Errorf("a scenario without the variant: got %v, want an error naming put-paced", err)
 	}
 }
