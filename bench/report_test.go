@@ -51,47 +51,43 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
-// TestMarkdownSysCPU: a scenario whose client CPU was split into user and
-// system gets the split in a column of its own; one without keeps its
-// table.
-func TestMarkdownSysCPU(t *testing.T) {
-	r := sampleReport()
-	deep := r.Scenarios[1].Variants
-	deep[0].CPUPerOp, deep[0].SysCPUPerOp = 50, 12.5
-	deep[1].CPUPerOp, deep[1].SysCPUPerOp = 40, 10
-	md := r.Markdown()
-	for _, want := range []string{
-		"| CPU µs/op | CPU vs baseline | allocs vs baseline | of CPU µs/op, user : sys |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-		"| 50.0 | 1.25x | 1.00x | 37.5 : 12.5 |",
-		"| 40.0 | 1.00x | 1.00x | 30.0 : 10.0 |",
+// TestMarkdownOptionalColumns: a scenario whose node CPU was measured, or
+// whose client CPU was split into user and system time, gets the columns
+// of each; one without keeps the table it had.
+func TestMarkdownOptionalColumns(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		set    func(deep []Variant)
+		want   []string
+		column string // in the deep table alone
+	}{
+		{"node CPU", func(deep []Variant) { deep[0].NodeCPUPerOp, deep[1].NodeCPUPerOp = 210, 200 }, []string{
+			"| CPU µs/op | CPU vs baseline | allocs vs baseline | node CPU µs/op | node CPU vs baseline |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+			"| 0 | 0x | 1.00x | 210 | 1.05x |",
+			"| 0 | 0x | 1.00x | 200 | 1.00x |",
+		}, "node CPU"},
+		{"user and system", func(deep []Variant) {
+			deep[0].CPUPerOp, deep[0].SysCPUPerOp = 50, 12.5
+			deep[1].CPUPerOp, deep[1].SysCPUPerOp = 40, 10
+		}, []string{
+			"| CPU µs/op | CPU vs baseline | allocs vs baseline | of CPU µs/op, user : sys |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+			"| 50.0 | 1.25x | 1.00x | 37.5 : 12.5 |",
+			"| 40.0 | 1.00x | 1.00x | 30.0 : 10.0 |",
+		}, "user : sys"},
 	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
-	if dense := md[:strings.Index(md, "#### Deep")]; strings.Contains(dense, "user : sys") {
-		t.Errorf("a scenario without the split got its column:\n%s", dense)
-	}
-}
-
-// TestMarkdownNodeCPU: a scenario whose node CPU was measured gets its
-// columns; one without keeps the table it had.
-func TestMarkdownNodeCPU(t *testing.T) {
-	r := sampleReport()
-	deep := r.Scenarios[1].Variants
-	deep[0].NodeCPUPerOp, deep[1].NodeCPUPerOp = 210, 200
-	md := r.Markdown()
-	for _, want := range []string{
-		"| CPU µs/op | CPU vs baseline | allocs vs baseline | node CPU µs/op | node CPU vs baseline |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-		"| 0 | 0x | 1.00x | 210 | 1.05x |",
-		"| 0 | 0x | 1.00x | 200 | 1.00x |",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
-	if dense := md[:strings.Index(md, "#### Deep")]; strings.Contains(dense, "node CPU") {
-		t.Errorf("the dense scenario, not measured on the node, has node CPU columns:\n%s", dense)
+		t.Run(tc.name, func(t *testing.T) {
+			r := sampleReport()
+			tc.set(r.Scenarios[1].Variants)
+			md := r.Markdown()
+			for _, want := range tc.want {
+				if !strings.Contains(md, want) {
+					t.Errorf("markdown lacks %q:\n%s", want, md)
+				}
+			}
+			if dense := md[:strings.Index(md, "#### Deep")]; strings.Contains(dense, tc.column) {
+				t.Errorf("the dense scenario, without the figures, has the %q column:\n%s", tc.column, dense)
+			}
+		})
 	}
 }
 
