@@ -70,14 +70,16 @@ type block struct {
 // driver's and the collector's included) to t.
 //
 // fn runs with the profiler labels variant=t.name and scenario=t.scenario
-// added to ctx's (run labels each step with step=its name), on its goroutine and in the context it is
-// given: the goroutines it starts inherit them, and so does what takes its
-// labels from the context (a Put's senders, repo/senders.go, which ran
-// unlabelled while fn was given no context of its own). In a -cpuprofile,
-// go tool pprof -tagfocus 'variant=^tsbucket$' shows the work of one
-// variant's calls alone, and -tagfocus 'scenario=^put$' one scenario's
-// (a variant's name recurs in several: the closed-loop and the paced Put). The driver's connection goroutines and
-// the collector's workers carry no label: what the variants share.
+// added to ctx's (run labels each step with step=its name), on its
+// goroutine and in the context it is given: the goroutines it starts
+// inherit them, and so does what takes its labels from the context (a
+// Put's senders, repo/senders.go, which ran unlabelled while fn was given
+// no context of its own). In a -cpuprofile, go tool pprof -tagfocus
+// 'variant=^tsbucket$' shows the work of one variant's calls alone, and
+// -tagfocus 'scenario=^put$' one scenario's (a variant's name recurs in
+// several: the closed-loop and the paced Put). The driver's connection
+// goroutines and the collector's workers carry no label: what the
+// variants share.
 func (t *tally) measure(ctx context.Context, fn func(context.Context) (block, error)) error {
 	var before, after runtime.MemStats
 	q0 := t.queries()
