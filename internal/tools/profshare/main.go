@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	scenario := flag.String("scenario", "put", "the scenario IDs in results.json, comma-separated, whose variant's operations divide the time: those whose calls -focus selects (put,put-paced for a Put variant)")
+	scenario := flag.String("scenario", "put", "the scenario IDs in results.json, comma-separated: the variant's samples and operations in those alone (put is the closed-loop Put; a profile from before the scenario label needs every scenario whose calls -focus selects, put,put-paced for a Put variant)")
 	variant := flag.String("variant", "tsbucket", "the variant's name, as in results.json and the profile's variant label")
 	focus := flag.String("focus", "", "go tool pprof -focus: only samples under a frame matching it (the variant's calls, not another scenario's of the same name)")
 	flag.Parse()
